@@ -1,0 +1,79 @@
+"""The Spite & Malice rules engine: a plain synchronous library with no I/O.
+
+Both rule sets of RULES.md (``classic`` and ``kings``). The pieces:
+
+- ``Card`` (``Card.parse("7H")``), ``Suit``, ``JOKER``;
+- ``RuleSet`` with the presets ``CLASSIC`` and ``KINGS``;
+- ``Move`` with the text notation ``7H>C2``, ``P>C1``, ``S3>C2``, ``9D>S1``, ``pass``;
+- ``Game``: ``new``/``deal``/``from_layout``, ``legal_moves``, ``is_legal``, ``play``,
+  ``view``, ``to_dict``/``from_dict``, ``replay``;
+- events (``Played``, ``Drew`` …) returned by ``play``; ``View`` for what a player may see;
+- ``Match``: several games to a target score.
+
+The bot depends on this package; this package never imports the bot, Discord, Pillow or asyncio.
+"""
+
+from __future__ import annotations
+
+from .cards import ACE, ALL_KINDS, JOKER, KING, QUEEN, Card, CardParseError, Suit, parse_cards
+from .errors import IllegalMoveError, InvalidMoveError, MoveError, SetupError
+from .events import (
+    Dealt,
+    Discarded,
+    Drew,
+    EndReason,
+    Event,
+    GameOver,
+    Passed,
+    Played,
+    Result,
+    StackCompleted,
+    TurnEnded,
+)
+from .game import Game, full_deck
+from .match import Match
+from .moves import ALL_MOVES, PASS, Move, Source, Target
+from .rules import CLASSIC, KINGS, PRESETS, RuleSet, RuleSetError
+from .views import CentreStackView, View
+
+__all__ = [
+    "ACE",
+    "ALL_KINDS",
+    "ALL_MOVES",
+    "CLASSIC",
+    "JOKER",
+    "KING",
+    "KINGS",
+    "PASS",
+    "PRESETS",
+    "QUEEN",
+    "Card",
+    "CardParseError",
+    "CentreStackView",
+    "Dealt",
+    "Discarded",
+    "Drew",
+    "EndReason",
+    "Event",
+    "Game",
+    "GameOver",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "Match",
+    "Move",
+    "MoveError",
+    "Passed",
+    "Played",
+    "Result",
+    "RuleSet",
+    "RuleSetError",
+    "SetupError",
+    "Source",
+    "StackCompleted",
+    "Suit",
+    "Target",
+    "TurnEnded",
+    "View",
+    "full_deck",
+    "parse_cards",
+]

@@ -1,0 +1,852 @@
+"""The game: deal, turns, every kind of play, and the end of the game, for both rule sets.
+
+``Game`` holds the full state, including the hidden cards, and is the only place that decides
+what is legal. Everything it shows to the outside goes through ``view()`` (rule 8). Every
+action is *verify, then change*: ``play()`` checks the move against the cached list of legal
+moves before touching anything, and an illegal move raises ``IllegalMoveError`` whose message
+says why in a player's words.
+
+Piles are lists with the top card last (``pile[-1]``). Seats are 0 and 1.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .cards import ACE, ALL_KINDS, KING, Card, CardParseError, full_pack, rank_name
+from .errors import IllegalMoveError, SetupError
+from .events import (
+    Dealt,
+    Discarded,
+    Drew,
+    EndReason,
+    Event,
+    GameOver,
+    Passed,
+    Played,
+    Result,
+    StackCompleted,
+    TurnEnded,
+)
+from .moves import _HAND, _PAYOFF, _SIDE, PASS, Move, Source, Target
+from .rules import RuleSet, RuleSetError
+from .views import CentreStackView, View
+
+__all__ = ["Game", "full_deck", "rank_with_article"]
+
+_RANKS_2_TO_K = sum(1 << r for r in range(2, 14))
+"""Bit mask of the ranks a joker may stand for (rule 9: anything but an Ace)."""
+_ANY_RANK = sum(1 << r for r in range(1, 14))
+_RECENT_MOVES = 12
+_SAVE_VERSION = 1
+
+
+def full_deck(rules: RuleSet) -> list[Card]:
+    """Every card of a game under ``rules`` in a fixed order (108 classic, 104 kings)."""
+    return full_pack() + full_pack(rules.jokers)
+
+
+def rank_with_article(rank: int) -> str:
+    """``a 9``, ``an 8``, ``an Ace``, ``a King``: a rank as a player would say it."""
+    word = rank_name(rank)
+    return ("an " if word[0] in "A8" else "a ") + word
+
+
+def _card_words(card: Card) -> str:
+    return "a joker" if card.is_joker else rank_with_article(card.rank)
+
+
+def _centre_fit_masks(rules: RuleSet) -> list[int]:
+    """For each kind of card, the bit mask of the centre 'needs' ranks it may be played on."""
+    masks = []
+    for code in range(53):
+        card = ALL_KINDS[code]
+        if rules.wild_rank == 0 and card.is_joker:
+            mask = _RANKS_2_TO_K  # rule 9: never an Ace
+        elif rules.wild_rank == KING and card.rank == KING:
+            mask = sum(1 << r for r in range(2, rules.top_rank + 1))  # rule 17
+            if rules.king_starts_stack:
+                mask |= 1 << ACE
+        else:
+            mask = 1 << card.rank if card.rank <= rules.top_rank else 0
+        masks.append(mask)
+    return masks
+
+
+_FIT_CACHE: dict[RuleSet, list[int]] = {}
+
+
+class Game:
+    """One game of Spite & Malice between seats 0 and 1.
+
+    Create one with ``Game.new(rules, seed)`` (a seeded deal), ``Game.deal(rules, order)`` (a
+    given card order, for tests) or ``Game.from_layout(...)`` (a position set up by hand); load
+    one with ``Game.from_dict``; rebuild one with ``Game.replay(rules, seed, moves)``.
+    """
+
+    __slots__ = (
+        "rules",
+        "seed",
+        "payoffs",
+        "hands",
+        "sides",
+        "side_masks",
+        "centre",
+        "stock",
+        "turn",
+        "turn_number",
+        "plays_this_turn",
+        "idle_streak",
+        "shuffles",
+        "first_player",
+        "history",
+        "result",
+        "_legal",
+        "_fit",
+    )
+
+    rules: RuleSet
+    seed: int
+    payoffs: list[list[Card]]
+    hands: list[list[Card]]
+    sides: list[list[list[Card]]]
+    side_masks: list[list[list[int]]]
+    centre: list[list[Card]]
+    stock: list[Card]
+    turn: int
+    turn_number: int
+    plays_this_turn: int
+    idle_streak: int
+    shuffles: int
+    first_player: int
+    history: list[tuple[int, Move]]
+    result: Result | None
+    _legal: list[Move] | None
+    _fit: list[int]
+
+    # ------------------------------------------------------------------ construction
+
+    def __init__(self, rules: RuleSet, seed: int = 0) -> None:
+        """An empty table; use one of the class methods to get a dealt game."""
+        rules.validate()
+        self.rules = rules
+        self.seed = int(seed)
+        self.payoffs = [[], []]
+        self.hands = [[], []]
+        self.sides = [[[] for _ in range(rules.side_stacks)] for _ in range(2)]
+        self.side_masks = [[[] for _ in range(rules.side_stacks)] for _ in range(2)]
+        self.centre = [[] for _ in range(rules.centre_stacks)]
+        self.stock = []
+        self.turn = 0
+        self.turn_number = 0
+        self.plays_this_turn = 0
+        self.idle_streak = 0
+        self.shuffles = 0
+        self.first_player = 0
+        self.history = []
+        self.result = None
+        self._legal = None
+        fit = _FIT_CACHE.get(rules)
+        if fit is None:
+            fit = _FIT_CACHE[rules] = _centre_fit_masks(rules)
+        self._fit = fit
+
+    @classmethod
+    def new(cls, rules: RuleSet, seed: int) -> tuple[Game, list[Event]]:
+        """Shuffle from ``seed`` and deal (rules 1 and 2). Returns the game and its deal events."""
+        rng = random.Random(f"spite-malice/{int(seed)}/deal")
+        if rules.payoff_from_pack_a:
+            pack_a = full_pack()
+            pack_b = full_pack(rules.jokers)
+            rng.shuffle(pack_a)
+            rng.shuffle(pack_b)
+            order = pack_a + pack_b
+        else:
+            order = full_deck(rules)
+            rng.shuffle(order)
+        return cls.deal(rules, order, seed=seed)
+
+    @classmethod
+    def deal(
+        cls, rules: RuleSet, order: Sequence[Card | str], seed: int = 0
+    ) -> tuple[Game, list[Event]]:
+        """Deal from a given card order: the sequence in which the cards are dealt.
+
+        Each pay-off pile gets ``payoff_size`` cards in turn (seat 0 first; the last card dealt to
+        a pile is its top). In classic the first 52 cards must be pack A (no jokers). Then five
+        cards to each hand, one at a time (seat 0 first), and the rest is the stock, the next
+        card in ``order`` being the first one drawn. ``seed`` drives later shuffles.
+        """
+        cards = [c if isinstance(c, Card) else Card.parse(c) for c in order]
+        game = cls(rules, seed)
+        _check_deck(rules, cards)
+        n = rules.payoff_size
+        if rules.payoff_from_pack_a and any(c.is_joker for c in cards[: 2 * n]):
+            raise SetupError("In classic the pay-off piles come from pack A, which has no jokers.")
+        game.payoffs = [cards[:n], cards[n : 2 * n]]
+        rest = cards[2 * n :]
+        h = rules.hand_size
+        game.hands = [rest[0 : 2 * h : 2], rest[1 : 2 * h : 2]]
+        game.stock = rest[2 * h :][::-1]
+        events: list[Event] = [game._choose_first_player()]
+        return game, events
+
+    def _choose_first_player(self) -> Dealt:
+        # Rule 2: the higher pay-off top starts; on equal ranks both piles are reshuffled.
+        reshuffles = 0
+        while True:
+            a, b = self.payoffs[0][-1], self.payoffs[1][-1]
+            if a.rank != b.rank:
+                break
+            if reshuffles > 1000:
+                raise SetupError("The pay-off piles cannot decide a first player.")
+            rng = self._next_rng()
+            rng.shuffle(self.payoffs[0])
+            rng.shuffle(self.payoffs[1])
+            reshuffles += 1
+        self.first_player = self.turn = 0 if a.rank > b.rank else 1
+        return Dealt((a, b), (len(self.payoffs[0]), len(self.payoffs[1])), reshuffles,
+                     self.first_player)
+
+    @classmethod
+    def from_layout(
+        cls,
+        rules: RuleSet,
+        *,
+        payoffs: Sequence[Iterable[Card | str] | str],
+        hands: Sequence[Iterable[Card | str] | str],
+        sides: Sequence[Sequence[Iterable[Card | str] | str]] | None = None,
+        centre: Sequence[Iterable[Card | str] | str] | None = None,
+        stock: Iterable[Card | str] | str = (),
+        turn: int = 0,
+        seed: int = 0,
+    ) -> Game:
+        """Set up a position by hand (for tests and puzzles), keeping every card somewhere.
+
+        Piles are given bottom first (the top card last); ``stock`` lists the next cards to be
+        drawn, first one first. Every card of the full deck not placed elsewhere goes under the
+        given stock in a seeded order, so cards are conserved. Side stacks are placed card by
+        card as they would have been played, so jokers on them keep the ranks they stand for.
+        """
+        game = cls(rules, seed)
+        game.payoffs = [_cards(p) for p in payoffs]
+        game.hands = [_cards(h) for h in hands]
+        if centre is not None:
+            stacks = [_cards(c) for c in centre]
+            if len(stacks) > rules.centre_stacks:
+                raise SetupError(f"At most {rules.centre_stacks} centre stacks.")
+            for i, stack in enumerate(stacks):
+                if len(stack) >= rules.top_rank:
+                    raise SetupError("A complete centre stack can't stay in the centre.")
+                for j, card in enumerate(stack):
+                    if not game._fit[card.code] >> (j + 1) & 1:
+                        raise SetupError(f"{card} can't stand as rank {j + 1} in a centre stack.")
+                game.centre[i] = stack
+        if sides is not None:
+            for p, player_sides in enumerate(sides):
+                for s, pile in enumerate(player_sides):
+                    for card in _cards(pile):
+                        mask = game._side_mask_after(p, s, card, ignore_centre_rule=True)
+                        if mask == 0:
+                            raise SetupError(f"{card} can't go on side stack {s + 1} there.")
+                        game.sides[p][s].append(card)
+                        game.side_masks[p][s].append(mask)
+        top = _cards(stock)
+        placed = Counter(top)
+        for pile in (*game.payoffs, *game.hands, *game.centre, *game.sides[0], *game.sides[1]):
+            placed.update(pile)
+        remaining = Counter(full_deck(rules))
+        remaining.subtract(placed)
+        if any(v < 0 for v in remaining.values()):
+            extra = ", ".join(str(c) for c, v in remaining.items() if v < 0)
+            raise SetupError(f"More copies than the deck holds: {extra}.")
+        rest = sorted(remaining.elements(), key=lambda c: c.code)
+        random.Random(f"spite-malice/{seed}/layout").shuffle(rest)
+        game.stock = (top + rest)[::-1]
+        if not all(game.payoffs):
+            raise SetupError("Each pay-off pile needs at least one card.")
+        game.turn = game.first_player = turn
+        return game
+
+    # ------------------------------------------------------------------ randomness
+
+    def _next_rng(self) -> random.Random:
+        # Each shuffle gets its own generator derived from the seed and a counter, so a saved
+        # game needs only two integers to go on exactly as it would have.
+        rng = random.Random(f"spite-malice/{self.seed}/{self.shuffles}")
+        self.shuffles += 1
+        return rng
+
+    # ------------------------------------------------------------------ legal moves
+
+    def legal_moves(self) -> list[Move]:
+        """The legal moves of the player on turn (empty once the game is over).
+
+        The list is cached until the game changes; do not modify it.
+        """
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate() if self.result is None else []
+        return legal
+
+    def is_legal(self, move: Move | str) -> bool:
+        """True if ``move`` is legal for the player on turn now."""
+        if isinstance(move, str):
+            try:
+                move = Move.parse(move)
+            except ValueError:
+                return False
+        return move in self.legal_moves()
+
+    def compulsory_plays(self) -> list[Move]:
+        """The compulsory plays due to the player on turn (classic rules 10, 11); else empty."""
+        if self.result is not None or not self.rules.compulsory_aces_twos:
+            return []
+        return self._compulsory()
+
+    def _centres_in_play(self) -> int:
+        return sum(1 for s in self.centre if s)
+
+    def _compulsory(self) -> list[Move]:
+        p = self.turn
+        hand = self.hands[p]
+        payoff = self.payoffs[p]
+        sides = self.sides[p]
+        moves: list[Move] = []
+        empty = [i for i, s in enumerate(self.centre) if not s]
+        # Rule 10: aces, while fewer than four centre stacks exist (i.e. a slot is empty).
+        if empty:
+            if payoff and payoff[-1].rank == ACE:
+                moves.extend(_PAYOFF[Target.CENTRE][i] for i in empty)
+            for s, pile in enumerate(sides):
+                if pile and pile[-1].rank == ACE:
+                    moves.extend(_SIDE[s][Target.CENTRE][i] for i in empty)
+            seen = 0
+            for card in hand:
+                if card.rank == ACE and not seen >> card.code & 1:
+                    seen |= 1 << card.code
+                    moves.extend(_HAND[card.code][Target.CENTRE][i] for i in empty)
+        # Rule 11: natural twos on a centre Ace.
+        on_ace = [i for i, s in enumerate(self.centre) if len(s) == 1]
+        if on_ace:
+            if payoff and payoff[-1].rank == 2:
+                moves.extend(_PAYOFF[Target.CENTRE][i] for i in on_ace)
+            for s, pile in enumerate(sides):
+                if pile and pile[-1].rank == 2:
+                    moves.extend(_SIDE[s][Target.CENTRE][i] for i in on_ace)
+            seen = 0
+            for card in hand:
+                if card.rank == 2 and not seen >> card.code & 1:
+                    seen |= 1 << card.code
+                    moves.extend(_HAND[card.code][Target.CENTRE][i] for i in on_ace)
+        return moves
+
+    def _generate(self) -> list[Move]:
+        # The hot path of the engine (every check, every computer move): kept flat on purpose.
+        rules = self.rules
+        p = self.turn
+        centre = self.centre
+        payoff = self.payoffs[p]
+        sides = self.sides[p]
+        hand = self.hands[p]
+        side_down = rules.side_down_or_same
+        if rules.compulsory_aces_twos:
+            available = 0
+            for card in hand:
+                available |= 1 << card.rank
+            if payoff:
+                available |= 1 << payoff[-1].rank
+            for pile in sides:
+                if pile:
+                    available |= 1 << pile[-1].rank
+            if available & 0b110:
+                lengths = [len(c) for c in centre]
+                if (available & 0b10 and 0 in lengths) or (available & 0b100 and 1 in lengths):
+                    return self._compulsory()
+        fit = self._fit
+        needs = [(i, len(s) + 1) for i, s in enumerate(centre)]
+        moves: list[Move] = []
+        if payoff:
+            mask = fit[payoff[-1].code]
+            row = _PAYOFF[Target.CENTRE]
+            for i, n in needs:
+                if mask >> n & 1:
+                    moves.append(row[i])
+        for s, pile in enumerate(sides):
+            if pile:
+                mask = fit[pile[-1].code]
+                row = _SIDE[s][Target.CENTRE]
+                for i, n in needs:
+                    if mask >> n & 1:
+                        moves.append(row[i])
+        accepts: list[tuple[int, int]] = []
+        if side_down:
+            four = self._centres_in_play() == rules.centre_stacks
+            for s, masks in enumerate(self.side_masks[p]):
+                accepts.append((s, _side_accepts_mask(masks[-1] if masks else -1, four)))
+        seen = 0
+        n_sides = rules.side_stacks
+        for card in hand:
+            code = card.code
+            if seen >> code & 1:
+                continue
+            seen |= 1 << code
+            mask = fit[code]
+            rows = _HAND[code]
+            row = rows[0]  # Target.CENTRE
+            for i, n in needs:
+                if mask >> n & 1:
+                    moves.append(row[i])
+            row = rows[1]  # Target.SIDE
+            if side_down:
+                rank = card.rank
+                for s, acc in accepts:
+                    if acc >> rank & 1:
+                        moves.append(row[s])
+            else:
+                moves.extend(row[:n_sides])
+        if rules.may_pass:
+            moves.append(PASS)
+        return moves
+
+    def _side_mask_after(
+        self, p: int, s: int, card: Card, *, ignore_centre_rule: bool = False
+    ) -> int:
+        """The ranks ``card`` would stand for on side stack ``s`` of seat ``p`` (0: not allowed)."""
+        if not self.rules.side_down_or_same:
+            return 1 << card.rank if not card.is_joker else _RANKS_2_TO_K
+        masks = self.side_masks[p][s]
+        four = ignore_centre_rule or self._centres_in_play() == self.rules.centre_stacks
+        return _side_result(masks[-1] if masks else -1, card, four)
+
+    # ------------------------------------------------------------------ playing
+
+    def play(self, move: Move | str, player: int | None = None) -> list[Event]:
+        """Make ``move`` for the player on turn and return the events it caused.
+
+        ``player``, when given, is the seat asking; a move out of turn is refused. Nothing
+        changes unless the move is legal; otherwise ``IllegalMoveError`` says why.
+        """
+        if isinstance(move, str):
+            move = Move.parse(move)
+        if self.result is not None:
+            raise IllegalMoveError("The game is over.")
+        if player is not None and player != self.turn:
+            raise IllegalMoveError("It's not your turn.")
+        if move not in self.legal_moves():
+            raise IllegalMoveError(self.explain(move))
+        return self._apply(move)
+
+    def _apply(self, move: Move) -> list[Event]:
+        p = self.turn
+        self._legal = None
+        self.history.append((p, move))
+        events: list[Event] = []
+        if move is PASS:
+            events.append(Passed(p))
+            self._end_turn(events, idle=self.plays_this_turn == 0)
+            return events
+        source = move.source
+        hand = self.hands[p]
+        revealed: Card | None = None
+        if source is Source.HAND:
+            card = move.card
+            assert card is not None
+            hand.remove(card)
+        elif source is Source.PAYOFF:
+            payoff = self.payoffs[p]
+            card = payoff.pop()
+            revealed = payoff[-1] if payoff else None
+        else:
+            card = self.sides[p][move.source_index].pop()
+            self.side_masks[p][move.source_index].pop()
+        if move.target is Target.SIDE:
+            s = move.target_index
+            mask = self._side_mask_after(p, s, card)
+            self.sides[p][s].append(card)
+            self.side_masks[p][s].append(mask)
+            events.append(Discarded(p, move, card, s))
+            self._end_turn(events, idle=False)
+            return events
+        stack = self.centre[move.target_index]
+        stack.append(card)
+        self.plays_this_turn += 1
+        events.append(Played(p, move, card, move.target_index, len(stack), revealed))
+        if len(stack) == self.rules.top_rank:
+            # Rule 5: a complete stack is shuffled into the stock at once.
+            self.stock.extend(stack)
+            stack.clear()
+            self._next_rng().shuffle(self.stock)
+            events.append(StackCompleted(move.target_index, self.rules.top_rank, len(self.stock)))
+        if source is Source.PAYOFF and revealed is None:
+            # Rule 7: the last pay-off card wins at once.
+            self._finish(events, p, len(self.payoffs[1 - p]), EndReason.PAYOFF_EMPTIED)
+        elif not hand and self.rules.refill_empty_hand:
+            self._draw(events, p)  # rule 6
+        return events
+
+    def _draw(self, events: list[Event], p: int) -> None:
+        hand = self.hands[p]
+        want = self.rules.hand_size - len(hand)
+        if want <= 0:
+            return
+        stock = self.stock
+        if not stock:
+            if self.rules.stock_out_tie:
+                self._finish(events, None, 0, EndReason.STOCK_OUT)  # rule 20
+            return
+        take = stock[-want:][::-1]
+        del stock[-want:]
+        hand.extend(take)
+        events.append(Drew(p, len(take), tuple(take), len(stock)))
+
+    def _end_turn(self, events: list[Event], *, idle: bool) -> None:
+        p = self.turn
+        self.turn_number += 1
+        self.idle_streak = self.idle_streak + 1 if idle else 0
+        events.append(TurnEnded(p, self.turn_number, idle, 1 - p))
+        rules = self.rules
+        if rules.stalemate and self.idle_streak >= 2:
+            self._finish_on_payoffs(events, EndReason.STALEMATE)  # rule 16
+            return
+        if self.turn_number >= rules.turn_limit:
+            if rules.stalemate:
+                self._finish_on_payoffs(events, EndReason.TURN_LIMIT)  # rule 16
+            else:
+                self._finish(events, None, 0, EndReason.TURN_LIMIT)  # rule 22
+            return
+        self.turn = 1 - p
+        self.plays_this_turn = 0
+        self._draw(events, self.turn)  # rule 3
+
+    def _finish_on_payoffs(self, events: list[Event], reason: EndReason) -> None:
+        a, b = len(self.payoffs[0]), len(self.payoffs[1])
+        if a == b:
+            self._finish(events, None, 0, reason)
+        else:
+            self._finish(events, 0 if a < b else 1, abs(a - b), reason)
+
+    def _finish(
+        self, events: list[Event], winner: int | None, score: int, reason: EndReason
+    ) -> None:
+        self.result = Result(winner, score, reason, (len(self.payoffs[0]), len(self.payoffs[1])))
+        self._legal = None
+        events.append(GameOver(self.result))
+
+    def resign(self, player: int) -> list[Event]:
+        """Seat ``player`` gives the game up; the opponent wins and scores the cards left in
+        the resigner's pay-off pile, as if he had played out."""
+        if self.result is not None:
+            raise IllegalMoveError("The game is over.")
+        if player not in (0, 1):
+            raise IllegalMoveError("Only a player in this game can resign it.")
+        events: list[Event] = []
+        self._finish(events, 1 - player, len(self.payoffs[player]), EndReason.RESIGNED)
+        return events
+
+    # ------------------------------------------------------------------ explanations
+
+    def explain(self, move: Move) -> str:
+        """Why ``move`` is illegal for the player on turn, in a player's words."""
+        if self.result is not None:
+            return "The game is over."
+        if move in self.legal_moves():
+            return "That move is legal."
+        rules = self.rules
+        p = self.turn
+        due = self.compulsory_plays()
+        if move is PASS:
+            if not rules.may_pass:
+                return ("You can't pass in kings: end your turn by discarding a card from your "
+                        "hand to one of your side stacks.")
+            if due:
+                return _compulsory_reason(due, self)
+            return "You can't pass now."
+        # Where does the card come from?
+        if move.source is Source.HAND:
+            card = move.card
+            assert card is not None
+            if card not in self.hands[p]:
+                return f"You don't have {card.display} in your hand."
+        elif move.source is Source.PAYOFF:
+            if move.target is Target.SIDE:
+                return "Your pay-off card can only go to a centre stack."
+            card = self.payoffs[p][-1]
+        else:
+            pile = self.sides[p][move.source_index]
+            if move.target is Target.SIDE:
+                return ("Cards never move between side stacks: the top of a side stack can only "
+                        "go to a centre stack.")
+            if not pile:
+                return f"Your side stack {move.source_index + 1} is empty."
+            card = pile[-1]
+        # Where does it go?
+        if move.target is Target.CENTRE:
+            i = move.target_index
+            if i >= rules.centre_stacks:
+                return f"There are only {rules.centre_stacks} centre stacks in {rules.name}."
+            if due:
+                return _compulsory_reason(due, self)
+            need = len(self.centre[i]) + 1
+            what = _card_words(card)
+            if need == 1:
+                if card.is_joker:
+                    return "A joker can't start a centre stack: it can't stand for an Ace."
+                starters = "an Ace or a King" if (
+                    rules.wild_rank == KING and rules.king_starts_stack) else "an Ace"
+                return (f"{what.capitalize()} can't start centre stack {i + 1}: only {starters} "
+                        "can start a centre stack.")
+            return (f"{what.capitalize()} can't go on centre stack {i + 1}: it needs "
+                    f"{rank_with_article(need)}.")
+        s = move.target_index
+        if s >= rules.side_stacks:
+            return f"You have only {rules.side_stacks} side stacks."
+        if due:
+            return _compulsory_reason(due, self)
+        return _side_reason(self, p, s, card)
+
+    # ------------------------------------------------------------------ views
+
+    def view(self, viewer: int | None) -> View:
+        """What seat ``viewer`` may see (``None``: the public view for spectators)."""
+        if viewer not in (0, 1, None):
+            raise ValueError("viewer must be 0, 1 or None")
+        on_turn = viewer is not None and viewer == self.turn and self.result is None
+        return View(
+            rules=self.rules,
+            viewer=viewer,
+            hand=tuple(self.hands[viewer]) if viewer is not None else None,
+            hand_sizes=(len(self.hands[0]), len(self.hands[1])),
+            payoff_tops=(
+                self.payoffs[0][-1] if self.payoffs[0] else None,
+                self.payoffs[1][-1] if self.payoffs[1] else None,
+            ),
+            payoff_counts=(len(self.payoffs[0]), len(self.payoffs[1])),
+            sides=(
+                tuple(tuple(s) for s in self.sides[0]),
+                tuple(tuple(s) for s in self.sides[1]),
+            ),
+            centre=tuple(CentreStackView(tuple(s), len(s) + 1) for s in self.centre),
+            stock_size=len(self.stock),
+            turn=self.turn,
+            turn_number=self.turn_number,
+            first_player=self.first_player,
+            plays_this_turn=self.plays_this_turn,
+            legal_moves=tuple(self.legal_moves()) if on_turn else (),
+            compulsory=tuple(self.compulsory_plays()) if on_turn else (),
+            recent=tuple(self.history[-_RECENT_MOVES:]),
+            result=self.result,
+        )
+
+    def public_view(self) -> View:
+        """The spectators' view: no hand at all."""
+        return self.view(None)
+
+    # ------------------------------------------------------------------ persistence
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole game as a JSON-safe dict (hidden cards included: keep it private)."""
+
+        def texts(pile: list[Card]) -> list[str]:
+            return [c.text for c in pile]
+
+        return {
+            "version": _SAVE_VERSION,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "payoffs": [texts(p) for p in self.payoffs],
+            "hands": [texts(h) for h in self.hands],
+            "sides": [[texts(s) for s in player] for player in self.sides],
+            "side_masks": [[list(m) for m in player] for player in self.side_masks],
+            "centre": [texts(s) for s in self.centre],
+            "stock": texts(self.stock),
+            "turn": self.turn,
+            "turn_number": self.turn_number,
+            "plays_this_turn": self.plays_this_turn,
+            "idle_streak": self.idle_streak,
+            "shuffles": self.shuffles,
+            "first_player": self.first_player,
+            "history": [[p, m.text] for p, m in self.history],
+            "result": self.result.to_dict() if self.result else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Game:
+        """Load a game saved with ``to_dict``; a damaged save raises ``SetupError``."""
+        try:
+            if data.get("version") != _SAVE_VERSION:
+                raise SetupError(f"Unknown save version {data.get('version')!r}.")
+            rules = RuleSet.from_dict(data["rules"])
+            game = cls(rules, int(data["seed"]))
+            game.payoffs = [_cards(p) for p in _pair(data["payoffs"])]
+            game.hands = [_cards(h) for h in _pair(data["hands"])]
+            game.sides = [[_cards(s) for s in player] for player in _pair(data["sides"])]
+            game.side_masks = [[[int(m) for m in s] for s in player]
+                               for player in _pair(data["side_masks"])]
+            game.centre = [_cards(s) for s in data["centre"]]
+            game.stock = _cards(data["stock"])
+            game.turn = _seat(data["turn"])
+            game.first_player = _seat(data["first_player"])
+            game.turn_number = int(data["turn_number"])
+            game.plays_this_turn = int(data["plays_this_turn"])
+            game.idle_streak = int(data["idle_streak"])
+            game.shuffles = int(data["shuffles"])
+            game.history = [(_seat(p), Move.parse(m)) for p, m in data["history"]]
+            game.result = Result.from_dict(data["result"]) if data["result"] else None
+        except SetupError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, CardParseError, RuleSetError) as exc:
+            raise SetupError(f"This saved game is damaged and can't be loaded ({exc}).") from exc
+        game._check_shape()
+        return game
+
+    def _check_shape(self) -> None:
+        rules = self.rules
+        if len(self.centre) != rules.centre_stacks or any(
+            len(p) != rules.side_stacks for p in self.sides
+        ) or any(len(p) != rules.side_stacks for p in self.side_masks):
+            raise SetupError("This saved game is damaged: wrong number of stacks.")
+        for p in range(2):
+            for s in range(rules.side_stacks):
+                if len(self.sides[p][s]) != len(self.side_masks[p][s]):
+                    raise SetupError("This saved game is damaged: side stack ranks don't match.")
+        for i, stack in enumerate(self.centre):
+            if len(stack) >= rules.top_rank or any(
+                not self._fit[c.code] >> (j + 1) & 1 for j, c in enumerate(stack)
+            ):
+                raise SetupError(f"This saved game is damaged: centre stack {i + 1} is impossible.")
+        _check_deck(rules, self.all_cards())
+
+    def all_cards(self) -> list[Card]:
+        """Every card in the game, wherever it is (for conservation checks)."""
+        out: list[Card] = []
+        for pile in (*self.payoffs, *self.hands, *self.centre, self.stock,
+                     *self.sides[0], *self.sides[1]):
+            out.extend(pile)
+        return out
+
+    @classmethod
+    def replay(
+        cls, rules: RuleSet, seed: int, moves: Iterable[Move | str]
+    ) -> Game:
+        """Deal from ``seed`` and make ``moves`` in order: the same game as the original."""
+        game, _ = cls.new(rules, seed)
+        for move in moves:
+            game.play(move)
+        return game
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        state = "over" if self.result else f"seat {self.turn} on turn"
+        return f"<Game {self.rules.name} seed={self.seed} turn={self.turn_number} {state}>"
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _side_result(top_mask: int, card: Card, four_centres: bool) -> int:
+    """Classic rules 12 and 13: the ranks ``card`` stands for when placed on a side stack whose
+    top stands for the ranks in ``top_mask`` (-1: the stack is empty); 0 if it may not go there.
+    """
+    if top_mask < 0:
+        return _RANKS_2_TO_K if card.is_joker else 1 << card.rank
+    if card.is_joker:
+        lower = (top_mask >> 1) & _RANKS_2_TO_K
+        if not four_centres:
+            lower &= ~(1 << 2)  # a joker standing for a 2 on a 3 counts as a 2 on a 3
+        return (top_mask & _RANKS_2_TO_K) | lower
+    r = card.rank
+    if top_mask >> r & 1:
+        return 1 << r
+    if top_mask >> (r + 1) & 1 and (r > 2 or four_centres):
+        return 1 << r
+    return 0
+
+
+def _side_accepts_mask(top_mask: int, four_centres: bool) -> int:
+    """The ranks a side stack accepts from the hand, as a bit mask (bit 0: a joker).
+
+    The same decision as ``_side_result`` for every card at once, for the legal-move loop.
+    """
+    if top_mask < 0:
+        return _ANY_RANK | 1
+    lower = (top_mask >> 1) & ~1
+    if not four_centres:
+        lower &= ~0b110  # an Ace on a 2 and a 2 on a 3 need four centre stacks (rule 12)
+    accepts = top_mask | lower
+    if accepts & _RANKS_2_TO_K:
+        accepts |= 1  # a joker fits wherever some rank 2..K does (rule 13)
+    return accepts
+
+
+def _side_reason(game: Game, p: int, s: int, card: Card) -> str:
+    masks = game.side_masks[p][s]
+    top = game.sides[p][s][-1]
+    four = game._centres_in_play() == game.rules.centre_stacks
+    top_mask = masks[-1]
+    ranks = [r for r in range(1, 14) if top_mask >> r & 1]
+    what = _card_words(card)
+    if not card.is_joker and card.rank in (1, 2) and top_mask >> (card.rank + 1) & 1 and not four:
+        low, high = ("An Ace", "a 2") if card.rank == 1 else ("A 2", "a 3")
+        return (f"{low} may go on {high} in a side stack only while there are four centre "
+                "stacks.")
+    if top.is_joker:
+        stands = ", ".join(rank_name(r) for r in ranks)
+        return (f"{what.capitalize()} can't go on side stack {s + 1}: the joker on top stands for "
+                f"{stands}, and a side stack takes the same rank or one lower.")
+    return (f"{what.capitalize()} can't go on side stack {s + 1}: its top is "
+            f"{_card_words(top)}, and a side stack takes the same rank or one lower.")
+
+
+def _compulsory_reason(due: list[Move], game: Game) -> str:
+    p = game.turn
+    ranks = set()
+    for m in due:
+        if m.source is Source.HAND:
+            assert m.card is not None
+            ranks.add(m.card.rank)
+        elif m.source is Source.PAYOFF:
+            ranks.add(game.payoffs[p][-1].rank)
+        else:
+            ranks.add(game.sides[p][m.source_index][-1].rank)
+    if ranks == {ACE}:
+        return "You must play your Ace to the centre first."
+    if ranks == {2}:
+        return "You must play your 2 on the Ace in the centre first."
+    return "You must play your Ace to the centre, or your 2 on the centre Ace, first."
+
+
+def _cards(pile: Iterable[Card | str] | str) -> list[Card]:
+    if isinstance(pile, str):
+        pile = pile.replace(",", " ").split()
+    return [c if isinstance(c, Card) else Card.parse(c) for c in pile]
+
+
+def _pair(value: Any) -> list[Any]:
+    if not isinstance(value, list) or len(value) != 2:
+        raise SetupError("This saved game is damaged: expected two players.")
+    return value
+
+
+def _seat(value: Any) -> int:
+    seat = int(value)
+    if seat not in (0, 1):
+        raise SetupError(f"This saved game is damaged: {value!r} is not a seat.")
+    return seat
+
+
+def _check_deck(rules: RuleSet, cards: Sequence[Card]) -> None:
+    if Counter(cards) != Counter(full_deck(rules)):
+        raise SetupError(
+            f"A {rules.name} game uses exactly {rules.deck_size} cards "
+            f"(two packs{' and four jokers' if rules.jokers else ''}); these are not those cards."
+        )

@@ -1,0 +1,121 @@
+"""Views: what one player (or a spectator) may see of a game.
+
+A view is computed from the full game on demand and is the only thing the presentation layer
+(the bot, the board renderer, a computer player) receives, so a hidden card cannot leak by
+accident: the opponent's hand appears only as a count, the stock only as a size, and a pay-off
+pile only as its top card and count (rule 8).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import Card
+from .events import Result
+from .moves import Move
+from .rules import RuleSet
+
+__all__ = ["CentreStackView", "View"]
+
+
+@dataclass(frozen=True, slots=True)
+class CentreStackView:
+    """One centre stack slot: its cards in order and the rank it needs next."""
+
+    cards: tuple[Card, ...]
+    """Cards from the bottom (the Ace, or a wild card standing for it) up."""
+    needs: int
+    """The rank the stack takes next (1, an Ace, when the slot is empty)."""
+
+    @property
+    def is_empty(self) -> bool:
+        """True when no stack stands in this slot."""
+        return not self.cards
+
+    @property
+    def top(self) -> Card | None:
+        """The top card, or ``None``."""
+        return self.cards[-1] if self.cards else None
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """A game as seen by seat ``viewer`` (0 or 1), or by a spectator (``viewer`` is ``None``)."""
+
+    rules: RuleSet
+    """The rule set in force."""
+    viewer: int | None
+    """The seat this view is for; ``None`` for the public view."""
+    hand: tuple[Card, ...] | None
+    """The viewer's own hand; ``None`` in the public view."""
+    hand_sizes: tuple[int, int]
+    """Cards in each hand."""
+    payoff_tops: tuple[Card | None, Card | None]
+    """Each pay-off pile's face-up top card (``None`` when empty)."""
+    payoff_counts: tuple[int, int]
+    """Cards in each pay-off pile, the top included."""
+    sides: tuple[tuple[tuple[Card, ...], ...], tuple[tuple[Card, ...], ...]]
+    """Each player's side stacks, every card in order from the bottom."""
+    centre: tuple[CentreStackView, ...]
+    """The centre stack slots."""
+    stock_size: int
+    """Cards in the stock."""
+    turn: int
+    """The seat on turn."""
+    turn_number: int
+    """Turns completed so far."""
+    first_player: int
+    """The seat that played first."""
+    plays_this_turn: int
+    """Plays made so far in the current turn."""
+    legal_moves: tuple[Move, ...]
+    """The viewer's legal moves when on turn (empty otherwise, and in the public view)."""
+    compulsory: tuple[Move, ...]
+    """The compulsory plays due to the viewer (classic rules 10 and 11); the public view never
+    shows them, since they would reveal an Ace or 2 in the hand."""
+    recent: tuple[tuple[int, Move], ...]
+    """The last moves made, oldest first, with the seat that made each."""
+    result: Result | None
+    """How the game ended, or ``None`` while it goes on."""
+
+    @property
+    def is_public(self) -> bool:
+        """True for the spectators' view."""
+        return self.viewer is None
+
+    @property
+    def is_over(self) -> bool:
+        """True once the game has ended."""
+        return self.result is not None
+
+    @property
+    def my_turn(self) -> bool:
+        """True when the viewer is on turn."""
+        return self.viewer is not None and self.viewer == self.turn and self.result is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe form with cards and moves in text notation."""
+
+        def cards(seq: tuple[Card, ...] | None) -> list[str] | None:
+            return None if seq is None else [c.text for c in seq]
+
+        return {
+            "rules": self.rules.to_dict(),
+            "viewer": self.viewer,
+            "hand": cards(self.hand),
+            "hand_sizes": list(self.hand_sizes),
+            "payoff_tops": [c.text if c else None for c in self.payoff_tops],
+            "payoff_counts": list(self.payoff_counts),
+            "sides": [[cards(s) for s in player] for player in self.sides],
+            "centre": [{"cards": cards(c.cards), "needs": c.needs} for c in self.centre],
+            "stock_size": self.stock_size,
+            "turn": self.turn,
+            "turn_number": self.turn_number,
+            "first_player": self.first_player,
+            "plays_this_turn": self.plays_this_turn,
+            "legal_moves": [m.text for m in self.legal_moves],
+            "compulsory": [m.text for m in self.compulsory],
+            "recent": [[p, m.text] for p, m in self.recent],
+            "result": self.result.to_dict() if self.result else None,
+        }
