@@ -59,6 +59,10 @@ def _card_words(card: Card) -> str:
     return "a joker" if card.is_joker else rank_with_article(card.rank)
 
 
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _centre_fit_masks(rules: RuleSet) -> list[int]:
     """For each kind of card, the bit mask of the centre 'needs' ranks it may be played on."""
     masks = []
@@ -249,7 +253,7 @@ class Game:
             for p, player_sides in enumerate(sides):
                 for s, pile in enumerate(player_sides):
                     for card in _cards(pile):
-                        mask = game._side_mask_after(p, s, card, ignore_centre_rule=True)
+                        mask = game._side_mask_after(p, s, card)
                         if mask == 0:
                             raise SetupError(f"{card} can't go on side stack {s + 1} there.")
                         game.sides[p][s].append(card)
@@ -412,14 +416,12 @@ class Game:
             moves.append(PASS)
         return moves
 
-    def _side_mask_after(
-        self, p: int, s: int, card: Card, *, ignore_centre_rule: bool = False
-    ) -> int:
+    def _side_mask_after(self, p: int, s: int, card: Card) -> int:
         """The ranks ``card`` would stand for on side stack ``s`` of seat ``p`` (0: not allowed)."""
         if not self.rules.side_down_or_same:
             return 1 << card.rank if not card.is_joker else _RANKS_2_TO_K
         masks = self.side_masks[p][s]
-        four = ignore_centre_rule or self._centres_in_play() == self.rules.centre_stacks
+        four = self._centres_in_play() == self.rules.centre_stacks
         return _side_result(masks[-1] if masks else -1, card, four)
 
     # ------------------------------------------------------------------ playing
@@ -597,9 +599,9 @@ class Game:
                     return "A joker can't start a centre stack: it can't stand for an Ace."
                 starters = "an Ace or a King" if (
                     rules.wild_rank == KING and rules.king_starts_stack) else "an Ace"
-                return (f"{what.capitalize()} can't start centre stack {i + 1}: only {starters} "
+                return (f"{_capital(what)} can't start centre stack {i + 1}: only {starters} "
                         "can start a centre stack.")
-            return (f"{what.capitalize()} can't go on centre stack {i + 1}: it needs "
+            return (f"{_capital(what)} can't go on centre stack {i + 1}: it needs "
                     f"{rank_with_article(need)}.")
         s = move.target_index
         if s >= rules.side_stacks:
@@ -801,9 +803,9 @@ def _side_reason(game: Game, p: int, s: int, card: Card) -> str:
                 "stacks.")
     if top.is_joker:
         stands = ", ".join(rank_name(r) for r in ranks)
-        return (f"{what.capitalize()} can't go on side stack {s + 1}: the joker on top stands for "
+        return (f"{_capital(what)} can't go on side stack {s + 1}: the joker on top stands for "
                 f"{stands}, and a side stack takes the same rank or one lower.")
-    return (f"{what.capitalize()} can't go on side stack {s + 1}: its top is "
+    return (f"{_capital(what)} can't go on side stack {s + 1}: its top is "
             f"{_card_words(top)}, and a side stack takes the same rank or one lower.")
 
 
