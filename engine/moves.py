@@ -50,9 +50,9 @@ class Target(enum.IntEnum):
 class Move:
     """One move: a card from a source to a target, or a pass.
 
-    Moves are interned (``Move.parse("7H>C2") is Move.hand(Card.parse("7H"), Target.CENTRE, 1)``)
-    so they compare by identity and hash cheaply. Stack indices are 0-based in the attributes and
-    1-based in the notation.
+    Moves are interned, so they compare by identity and hash cheaply:
+    ``Move.parse("7H>C2") is Move.hand(Card.parse("7H"), Target.CENTRE, 1)``. Stack indices
+    are 0-based in the attributes and 1-based in the notation.
     """
 
     __slots__ = ("card", "source", "source_index", "target", "target_index", "_text")
@@ -94,7 +94,8 @@ class Move:
         if source is None:
             text = "pass"
         else:
-            text = f"{_source_token(source, card, source_index)}>{_target_token(target, target_index)}"
+            source_text = _source_token(source, card, source_index)
+            text = f"{source_text}>{_target_token(target, target_index)}"
         object.__setattr__(move, "_text", text)
         return move
 
@@ -158,7 +159,7 @@ class Move:
 
     @classmethod
     def parse(cls, text: str) -> Move:
-        """Parse the notation; raise ``InvalidMoveError`` with a readable message if it isn't one."""
+        """Parse the notation; raise ``InvalidMoveError`` with a readable message if it fails."""
         if not isinstance(text, str):
             raise InvalidMoveError(f"{text!r} is not a move.")
         cleaned = text.strip()
@@ -210,7 +211,8 @@ def parse_target(token: str) -> tuple[Target, int]:
         n = int(t[1])
         kind = Target.CENTRE if t[0] == "C" else Target.SIDE
         if not 1 <= n <= MAX_STACKS:
-            what = "centre stacks are C1 to C4" if kind is Target.CENTRE else "side stacks are S1 to S4"
+            what = ("centre stacks are C1 to C4" if kind is Target.CENTRE
+                    else "side stacks are S1 to S4")
             raise InvalidMoveError(f"There is no stack {t}: {what}.")
         return kind, n - 1
     raise InvalidMoveError(

@@ -47,8 +47,8 @@ def test_every_public_name_has_a_docstring() -> None:
                 for attr, member in vars(obj).items():
                     if attr.startswith("_"):
                         continue
-                    if (inspect.isfunction(member) or isinstance(member, property)
-                            or isinstance(member, classmethod | staticmethod)):
-                        if not inspect.getdoc(member):
-                            missing.append(f"{name}.{attr}")
+                    documentable = inspect.isfunction(member) or isinstance(
+                        member, property | classmethod | staticmethod)
+                    if documentable and not inspect.getdoc(member):
+                        missing.append(f"{name}.{attr}")
     assert missing == []

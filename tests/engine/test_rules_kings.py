@@ -59,7 +59,8 @@ def test_rule_17_kings_are_ordinary_on_side_stacks() -> None:
 
 
 def test_rule_18_any_card_on_any_side_stack() -> None:
-    game = lay(KINGS, hands=["2H 7C QD 8S AC", ""], sides=[["5C", "KD", "2S", ""], ["", "", "", ""]])
+    game = lay(KINGS, hands=["2H 7C QD 8S AC", ""],
+               sides=[["5C", "KD", "2S", ""], ["", "", "", ""]])
     legal = moves(game)
     for card in ("2H", "7C", "QD", "8S", "AC"):
         assert {f"{card}>S{i}" for i in range(1, 5)} <= legal
@@ -109,8 +110,8 @@ def test_rule_20_an_emptied_hand_with_an_empty_stock_is_a_tie() -> None:
 
 def _seat0_wins_by(points: int):
     """A kings position where seat 0 plays its last pay-off card and scores ``points``."""
-    fillers = [c for c in ("2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC 2D 3D 4D 5D 6D 7D 8D 9D 10D JD QD "
-                           "2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH").split()]
+    fillers = ("2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC 2D 3D 4D 5D 6D 7D 8D 9D 10D JD QD "
+               "2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH").split()
     return lay(KINGS, payoffs=["AS", " ".join(fillers[:points])], hands=["KS QS JS 10S 9S", ""])
 
 
