@@ -128,7 +128,7 @@ class Game:
     first_player: int
     history: list[tuple[int, Move]]
     result: Result | None
-    _legal: list[Move] | None
+    _legal: tuple[Move, ...] | None
     _fit: list[int]
 
     # ------------------------------------------------------------------ construction
@@ -253,7 +253,9 @@ class Game:
             for p, player_sides in enumerate(sides):
                 for s, pile in enumerate(player_sides):
                     for card in _cards(pile):
-                        mask = game._side_mask_after(p, s, card)
+                        # Placed as history may have placed it: with four centre stacks, so
+                        # positions like an Ace on a 2 can be set up (rules 12, 13).
+                        mask = game._side_mask_after(p, s, card, four=True)
                         if mask == 0:
                             raise SetupError(f"{card} can't go on side stack {s + 1} there.")
                         game.sides[p][s].append(card)
@@ -272,6 +274,8 @@ class Game:
         game.stock = (top + rest)[::-1]
         if not all(game.payoffs):
             raise SetupError("Each pay-off pile needs at least one card.")
+        if turn not in (0, 1):
+            raise SetupError("The seat on turn must be 0 or 1.")
         game.turn = game.first_player = turn
         return game
 
@@ -286,14 +290,15 @@ class Game:
 
     # ------------------------------------------------------------------ legal moves
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self) -> tuple[Move, ...]:
         """The legal moves of the player on turn (empty once the game is over).
 
-        The list is cached until the game changes; do not modify it.
+        Computed once per position and cached until the game changes (an immutable tuple, so
+        no caller can make an illegal move legal by editing it).
         """
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._generate() if self.result is None else []
+            legal = self._legal = tuple(self._generate()) if self.result is None else ()
         return legal
 
     def is_legal(self, move: Move | str) -> bool:
@@ -305,11 +310,11 @@ class Game:
                 return False
         return move in self.legal_moves()
 
-    def compulsory_plays(self) -> list[Move]:
+    def compulsory_plays(self) -> tuple[Move, ...]:
         """The compulsory plays due to the player on turn (classic rules 10, 11); else empty."""
         if self.result is not None or not self.rules.compulsory_aces_twos:
-            return []
-        return self._compulsory()
+            return ()
+        return tuple(self._compulsory())
 
     def _centres_in_play(self) -> int:
         return sum(1 for s in self.centre if s)
@@ -416,12 +421,13 @@ class Game:
             moves.append(PASS)
         return moves
 
-    def _side_mask_after(self, p: int, s: int, card: Card) -> int:
+    def _side_mask_after(self, p: int, s: int, card: Card, *, four: bool | None = None) -> int:
         """The ranks ``card`` would stand for on side stack ``s`` of seat ``p`` (0: not allowed)."""
         if not self.rules.side_down_or_same:
             return 1 << card.rank if not card.is_joker else _RANKS_2_TO_K
         masks = self.side_masks[p][s]
-        four = self._centres_in_play() == self.rules.centre_stacks
+        if four is None:
+            four = self._centres_in_play() == self.rules.centre_stacks
         return _side_result(masks[-1] if masks else -1, card, four)
 
     # ------------------------------------------------------------------ playing
@@ -551,8 +557,10 @@ class Game:
 
     # ------------------------------------------------------------------ explanations
 
-    def explain(self, move: Move) -> str:
+    def explain(self, move: Move | str) -> str:
         """Why ``move`` is illegal for the player on turn, in a player's words."""
+        if isinstance(move, str):
+            move = Move.parse(move)
         if self.result is not None:
             return "The game is over."
         if move in self.legal_moves():
@@ -572,10 +580,13 @@ class Game:
             card = move.card
             assert card is not None
             if card not in self.hands[p]:
-                return f"You don't have {card.display} in your hand."
+                shown = "a joker" if card.is_joker else card.display
+                return f"You don't have {shown} in your hand."
         elif move.source is Source.PAYOFF:
             if move.target is Target.SIDE:
                 return "Your pay-off card can only go to a centre stack."
+            if not self.payoffs[p]:
+                return "Your pay-off pile is empty."
             card = self.payoffs[p][-1]
         else:
             pile = self.sides[p][move.source_index]
@@ -590,25 +601,20 @@ class Game:
             i = move.target_index
             if i >= rules.centre_stacks:
                 return f"There are only {rules.centre_stacks} centre stacks in {rules.name}."
+            need = len(self.centre[i]) + 1
+            if not self._fit[card.code] >> need & 1:
+                return _centre_reason(rules, card, i, need)
             if due:
                 return _compulsory_reason(due, self)
-            need = len(self.centre[i]) + 1
-            what = _card_words(card)
-            if need == 1:
-                if card.is_joker:
-                    return "A joker can't start a centre stack: it can't stand for an Ace."
-                starters = "an Ace or a King" if (
-                    rules.wild_rank == KING and rules.king_starts_stack) else "an Ace"
-                return (f"{_capital(what)} can't start centre stack {i + 1}: only {starters} "
-                        "can start a centre stack.")
-            return (f"{_capital(what)} can't go on centre stack {i + 1}: it needs "
-                    f"{rank_with_article(need)}.")
+            return "That move isn't allowed now."
         s = move.target_index
         if s >= rules.side_stacks:
             return f"You have only {rules.side_stacks} side stacks."
+        if self._side_mask_after(p, s, card) == 0:
+            return _side_reason(self, p, s, card)
         if due:
             return _compulsory_reason(due, self)
-        return _side_reason(self, p, s, card)
+        return "That move isn't allowed now."
 
     # ------------------------------------------------------------------ views
 
@@ -678,6 +684,8 @@ class Game:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Game:
         """Load a game saved with ``to_dict``; a damaged save raises ``SetupError``."""
+        if not isinstance(data, dict):
+            raise SetupError("This saved game is damaged: it is not a game record.")
         try:
             if data.get("version") != _SAVE_VERSION:
                 raise SetupError(f"Unknown save version {data.get('version')!r}.")
@@ -700,7 +708,8 @@ class Game:
             game.result = Result.from_dict(data["result"]) if data["result"] else None
         except SetupError:
             raise
-        except (KeyError, TypeError, ValueError, IndexError, CardParseError, RuleSetError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError,
+                CardParseError, RuleSetError) as exc:
             raise SetupError(f"This saved game is damaged and can't be loaded ({exc}).") from exc
         game._check_shape()
         return game
@@ -711,10 +720,30 @@ class Game:
             len(p) != rules.side_stacks for p in self.sides
         ) or any(len(p) != rules.side_stacks for p in self.side_masks):
             raise SetupError("This saved game is damaged: wrong number of stacks.")
+        damaged = "This saved game is damaged"
         for p in range(2):
             for s in range(rules.side_stacks):
-                if len(self.sides[p][s]) != len(self.side_masks[p][s]):
-                    raise SetupError("This saved game is damaged: side stack ranks don't match.")
+                pile, masks = self.sides[p][s], self.side_masks[p][s]
+                if len(pile) != len(masks):
+                    raise SetupError(f"{damaged}: side stack ranks don't match.")
+                below = -1
+                for card, mask in zip(pile, masks, strict=True):
+                    # Each saved rank set must be one the card could have been placed with.
+                    possible = (_side_result(below, card, True) if rules.side_down_or_same
+                                else (_RANKS_2_TO_K if card.is_joker else 1 << card.rank))
+                    if mask <= 0 or mask & ~possible:
+                        raise SetupError(f"{damaged}: side stack {s + 1} is impossible.")
+                    below = mask
+            if len(self.hands[p]) > rules.hand_size:
+                raise SetupError(f"{damaged}: a hand holds too many cards.")
+            if not self.payoffs[p] and self.result is None:
+                raise SetupError(f"{damaged}: an empty pay-off pile but no result.")
+            if rules.payoff_from_pack_a and any(c.is_joker for c in self.payoffs[p]):
+                raise SetupError(f"{damaged}: a joker in a pay-off pile.")
+        if min(self.turn_number, self.plays_this_turn, self.idle_streak, self.shuffles) < 0:
+            raise SetupError(f"{damaged}: negative counters.")
+        if self.result is not None and self.result.winner not in (None, 0, 1):
+            raise SetupError(f"{damaged}: impossible result.")
         for i, stack in enumerate(self.centre):
             if len(stack) >= rules.top_rank or any(
                 not self._fit[c.code] >> (j + 1) & 1 for j, c in enumerate(stack)
@@ -802,14 +831,26 @@ def _side_reason(game: Game, p: int, s: int, card: Card) -> str:
         return (f"{low} may go on {high} in a side stack only while there are four centre "
                 "stacks.")
     if top.is_joker:
-        stands = ", ".join(rank_name(r) for r in ranks)
+        names = [rank_name(r) for r in ranks]
+        stands = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
         return (f"{_capital(what)} can't go on side stack {s + 1}: the joker on top stands for "
                 f"{stands}, and a side stack takes the same rank or one lower.")
     return (f"{_capital(what)} can't go on side stack {s + 1}: its top is "
             f"{_card_words(top)}, and a side stack takes the same rank or one lower.")
 
 
-def _compulsory_reason(due: list[Move], game: Game) -> str:
+def _centre_reason(rules: RuleSet, card: Card, i: int, need: int) -> str:
+    what = _capital(_card_words(card))
+    if need == 1:
+        if card.is_joker:
+            return "A joker can't start a centre stack: it can't stand for an Ace."
+        starters = "an Ace or a King" if (
+            rules.wild_rank == KING and rules.king_starts_stack) else "an Ace"
+        return f"{what} can't start centre stack {i + 1}: only {starters} can start a centre stack."
+    return f"{what} can't go on centre stack {i + 1}: it needs {rank_with_article(need)}."
+
+
+def _compulsory_reason(due: Sequence[Move], game: Game) -> str:
     p = game.turn
     ranks = set()
     for m in due:
@@ -840,10 +881,9 @@ def _pair(value: Any) -> list[Any]:
 
 
 def _seat(value: Any) -> int:
-    seat = int(value)
-    if seat not in (0, 1):
+    if type(value) is not int or value not in (0, 1):
         raise SetupError(f"This saved game is damaged: {value!r} is not a seat.")
-    return seat
+    return int(value)
 
 
 def _check_deck(rules: RuleSet, cards: Sequence[Card]) -> None:

@@ -6,6 +6,7 @@ picks who starts each game. Tied games add nothing. A resignation gives up the w
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from .errors import IllegalMoveError, SetupError
@@ -47,8 +48,12 @@ class Match:
 
     @staticmethod
     def game_seed(seed: int, number: int) -> int:
-        """The deal seed of game ``number`` (1-based) of the match with ``seed``."""
-        return (int(seed) * 1_000_003 + number) % (1 << 62)
+        """The deal seed of game ``number`` (1-based) of the match with ``seed``.
+
+        A hash, so that learning one game's seed tells nothing about the next game's cards.
+        """
+        digest = hashlib.sha256(f"spite-malice-match/{int(seed)}/{number}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") >> 2
 
     @classmethod
     def new(cls, rules: RuleSet, seed: int) -> tuple[Match, list[Event]]:
@@ -69,6 +74,7 @@ class Match:
     @property
     def is_over(self) -> bool:
         """True once the match is decided."""
+        self._score_if_over()
         if self.resigned is not None:
             return True
         if self.target is None:
@@ -109,6 +115,7 @@ class Match:
 
     def next_game(self) -> list[Event]:
         """Deal the next game once the current one is over and the match is not."""
+        self._score_if_over()
         if self.game.result is None:
             raise IllegalMoveError("The current game is still going on.")
         if self.is_over:
@@ -143,21 +150,32 @@ class Match:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Match:
         """Load a match saved with ``to_dict``; a damaged save raises ``SetupError``."""
+        if not isinstance(data, dict):
+            raise SetupError("This saved match is damaged: it is not a match record.")
         try:
             rules = RuleSet.from_dict(data["rules"])
             match = cls(rules, int(data["seed"]), Game.from_dict(data["game"]))
             match.scores = [int(s) for s in data["scores"]]
             match.results = [Result.from_dict(r) for r in data["results"]]
             resigned = data.get("resigned")
-            match.resigned = None if resigned is None else int(resigned)
+            if resigned not in (None, 0, 1) or isinstance(resigned, bool):
+                raise SetupError("This saved match is damaged: bad resignation.")
+            match.resigned = resigned
             match.games_dealt = int(data["games_dealt"])
         except SetupError:
             raise
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:
             raise SetupError(f"This saved match is damaged and can't be loaded ({exc}).") from exc
-        if (len(match.scores) != 2 or match.game.rules != rules
+        expected = [0, 0]
+        for result in match.results:
+            if result.winner not in (None, 0, 1) or result.score < 0:
+                raise SetupError("This saved match is damaged: impossible result.")
+            if result.winner is not None:
+                expected[result.winner] += result.score
+        if (match.scores != expected or match.game.rules != rules
                 or not 0 <= match.games_dealt - len(match.results) <= 1):
             raise SetupError("This saved match is damaged.")
+        match._score_if_over()
         return match
 
     def __eq__(self, other: object) -> bool:

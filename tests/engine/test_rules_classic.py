@@ -67,6 +67,20 @@ def test_rule_10_revealed_payoff_ace_is_due_mid_turn() -> None:
     assert moves(game) == {"P>C2", "P>C3", "P>C4"}
 
 
+def test_rule_10_due_ace_on_a_wrong_stack_gets_the_stack_reason() -> None:
+    game = lay(CLASSIC, hands=["AH 5C 6C 7C 8C", ""], centre=["AS 2S 3S"])
+    with pytest.raises(IllegalMoveError, match="An Ace can't go on centre stack 1: it needs a 4"):
+        game.play("AH>C1")
+    with pytest.raises(IllegalMoveError, match="You must play your Ace to the centre first"):
+        game.play("5C>S2")
+
+
+def test_rule_10_ace_on_a_side_stack_is_compulsory_after_a_stack_completes() -> None:
+    game = lay(CLASSIC, hands=["5C 6C 7C 8C 9H", ""],
+               sides=[["3S 2S AS", "", "", ""], EMPTY4], centre=["AD"])
+    assert moves(game) == {"S1>C2", "S1>C3", "S1>C4"}
+
+
 def test_rule_10_no_compulsion_with_four_centre_stacks() -> None:
     game = lay(CLASSIC, hands=["AH 7C 7D 8S 8C", ""], centre=FOUR)
     legal = moves(game)
@@ -167,9 +181,21 @@ def test_rule_13_joker_on_a_joker() -> None:
 
 
 def test_rule_13_joker_counting_as_three_restricts_a_two() -> None:
-    game = lay(CLASSIC, hands=["2H 7C 7D 8S 8C", ""], sides=[["3C JK", "", "", ""], EMPTY4],
+    game = lay(CLASSIC, hands=["JK 2H 7C 7D 8S", "9H 10H JD 10D 10C"],
+               sides=[["3C", "", "", ""], EMPTY4], centre=["AS 2S 3S"])
+    game.play("JK>S1")  # placed on a 3 with one centre stack: it can only be a 3
+    game.play("pass")
+    assert "2H>S1" not in moves(game)
+    with pytest.raises(IllegalMoveError, match="A 2 may go on a 3 in a side stack only while"):
+        game.play("2H>S1")
+
+
+def test_rule_13_joker_starting_a_side_stack_may_be_a_two_for_a_two() -> None:
+    # On an empty side stack the joker stands for any rank 2..K, so a 2 fits on it as the same
+    # rank (rule 13), even with fewer than four centre stacks.
+    game = lay(CLASSIC, hands=["2H 7C 7D 8S 8C", ""], sides=[["JK", "", "", ""], EMPTY4],
                centre=["AS 2S 3S"])
-    assert "2H>S1" not in moves(game)  # the joker is a 3 (or a 2 only with four centres)
+    assert "2H>S1" in moves(game)
 
 
 def test_rule_13_joker_on_a_side_top_plays_to_the_centre_as_any_rank() -> None:

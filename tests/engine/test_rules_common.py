@@ -286,7 +286,7 @@ def test_rule_7_last_payoff_card_wins_at_once_and_scores(rules) -> None:
     assert over.result.winner == 0
     assert over.result.score == 7
     assert over.result.reason is EndReason.PAYOFF_EMPTIED
-    assert game.legal_moves() == []
+    assert game.legal_moves() == ()
     with pytest.raises(IllegalMoveError, match="game is over"):
         game.play("7S>S1")
 

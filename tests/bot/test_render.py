@@ -1,0 +1,227 @@
+"""The board and hand pictures: valid small PNGs, public facts only, every position distinct."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import subprocess
+import sys
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from bot import render
+from bot.bench import main as bench_main
+from bot.bench import positions
+from bot.render import BOARD_SIZE, HAND_SIZE, BoardInfo, render_board, render_hand
+from engine import CLASSIC, KINGS, Card, EndReason, Game, Result, View, parse_cards
+from engine.game import full_deck
+
+MAX_BYTES = 300 * 1024
+INFO = BoardInfo(("Ann", "Bob"), game_number=2, match_scores=(12, 30), match_target=50,
+                 last_moves=("Ann: 7♥ from hand → C2", "Bob: pay-off card → C1", "Bob passed"))
+
+
+def open_png(data: bytes, size: tuple[int, int]) -> Image.Image:
+    assert len(data) < MAX_BYTES
+    image = Image.open(io.BytesIO(data))
+    image.verify()
+    image = Image.open(io.BytesIO(data))
+    assert image.format == "PNG"
+    assert image.size == size
+    assert image.mode == "P"
+    image.load()
+    return image
+
+
+@pytest.fixture(scope="module")
+def cases() -> list[tuple[View, View, BoardInfo]]:
+    # Seeded games of both rule sets, from the deal to the end, one of the two policies piling
+    # discards on one side stack.
+    return positions(48, seed=3)
+
+
+def long_stacks() -> Game:
+    """A classic position with 24- and 20-card side stacks, jokers in them and in the centre.
+
+    Side stacks are given by rank (0 for a joker) and take whichever suit is still free; the
+    cards left over make the pay-off piles and the hands.
+    """
+    free = Counter(full_deck(CLASSIC))
+    centre = ["AH 2H 3H", "AS", "AD JK", "AC 2C 3C 4C"]
+    free.subtract(parse_cards(" ".join(centre)))
+
+    def take(rank: int) -> str:
+        for card in sorted(free, key=lambda c: c.code):
+            if free[card] > 0 and card.rank == rank:
+                free[card] -= 1
+                return card.text
+        raise AssertionError(f"no card of rank {rank} left")
+
+    plans = [["13 13 12 0 11 11 10 10 9 9 8 8 7 7 6 6 5 5 4 4 3 3 2 2",
+              "12 12 11 10 10 9 0 8 7 6 6 5 4 3 2 1", "13 13", "13 12 11 10 9 8"],
+             ["13 12 12 11 11 10 9 9 8 7 7 6 5 5 4 3 3 2 2 1",
+              "11 11 10 10 0 9 8 8 7 7 6 6 5 5 4 4", "12", ""]]
+    sides = [[" ".join(take(int(r)) for r in plan.split()) for plan in seat] for seat in plans]
+    rest = [c.text for c in sorted(free.elements(), key=lambda c: c.code)]
+    assert len(rest) == 13
+    return Game.from_layout(
+        CLASSIC, payoffs=[" ".join(rest[0:3]), " ".join(rest[3:5])],
+        hands=[" ".join(rest[5:10]), " ".join(rest[10:13])], sides=sides, centre=centre, turn=0)
+
+
+def test_boards_are_small_pngs_of_a_fixed_size(cases: list[tuple[View, View, BoardInfo]]) -> None:
+    rules = {pub.rules.name for pub, _, _ in cases}
+    assert rules == {"classic", "kings"}
+    assert any(pub.is_over for pub, _, _ in cases)
+    assert max(len(s) for pub, _, _ in cases for seat in pub.sides for s in seat) >= 15
+    for pub, _, info in cases:
+        open_png(render_board(pub, info), BOARD_SIZE)
+
+
+def test_hands_are_small_pngs_of_a_fixed_size(cases: list[tuple[View, View, BoardInfo]]) -> None:
+    for _, mine, info in cases:
+        open_png(render_hand(mine, info), HAND_SIZE)
+
+
+def test_long_side_stacks_and_wild_cards() -> None:
+    game = long_stacks()
+    assert max(len(s) for seat in game.sides for s in seat) == 24
+    open_png(render_board(game.public_view(), INFO), BOARD_SIZE)
+    open_png(render_hand(game.view(0), INFO), HAND_SIZE)
+    thirty = " ".join(c.text for c in full_deck(KINGS)[:30])
+    kings = Game.from_layout(KINGS, payoffs=["5D", "6D"], hands=["KS 2H", ""],
+                             centre=["KH 2S KD", "KC"],
+                             sides=[[thirty, "", "", ""], ["", "", "", "2C 2C 3C 3C 4C 4C"]])
+    open_png(render_board(kings.public_view(), INFO), BOARD_SIZE)
+
+
+@pytest.mark.parametrize("n", range(1, 41))
+def test_every_card_of_a_fan_shows_its_corner(n: int) -> None:
+    height = render._FAN_HEIGHT
+    step = render._fan_step(n, height)
+    assert (n - 1) * step + render._SIDE_H <= height
+    if n > 1:
+        size = render._corner_for_step(int(step))
+        # The rank and suit fit in the strip each card shows, at a readable size.
+        assert render._corner_pad(size) + render._cap_height(size) + 3 <= step
+        assert size >= (render._CORNER_MAX if n <= 20 else 16 if n <= 28 else render._CORNER_MIN)
+
+
+def test_public_and_player_views_give_the_same_board(
+        cases: list[tuple[View, View, BoardInfo]]) -> None:
+    games = [long_stacks()]
+    for rules, seed in ((CLASSIC, 4), (KINGS, 4)):
+        game, _ = Game.new(rules, seed)
+        for _ in range(25):
+            game.play(game.legal_moves()[0])
+        games.append(game)
+    for game in games:
+        public = render_board(game.public_view(), INFO)
+        assert render_board(game.view(0), INFO) == public
+        assert render_board(game.view(1), INFO) == public
+    # Nothing private is read: a view with another hand and other legal moves draws the same.
+    for pub, mine, info in cases[::6]:
+        other = dataclasses.replace(mine, hand=(Card.parse("JK"),), legal_moves=(),
+                                    compulsory=(), viewer=1 - mine.turn)
+        assert render_board(mine, info) == render_board(pub, info) == render_board(other, info)
+
+
+def test_distinct_positions_give_distinct_boards() -> None:
+    seen: dict[str, bytes] = {}
+    for rules in (CLASSIC, KINGS):
+        game, _ = Game.new(rules, 8)
+        while game.result is None and len(seen) < 60 * (1 + (rules is KINGS)):
+            view = game.public_view()
+            key = json.dumps({k: v for k, v in view.to_dict().items() if k != "recent"})
+            seen[key] = render_board(view, INFO)
+            game.play(game.legal_moves()[-1])
+    assert len(set(seen.values())) == len(seen)
+
+
+def test_the_info_is_drawn() -> None:
+    game = long_stacks()
+    base = render_board(game.public_view(), INFO)
+    for changed in (dataclasses.replace(INFO, names=("Ann", "Cy")),
+                    dataclasses.replace(INFO, game_number=3),
+                    dataclasses.replace(INFO, match_scores=(12, 31)),
+                    dataclasses.replace(INFO, match_target=None),
+                    dataclasses.replace(INFO, last_moves=())):
+        assert render_board(game.public_view(), changed) != base
+
+
+def test_the_result_is_drawn() -> None:
+    view = long_stacks().public_view()
+    pictures = {render_board(view, INFO)}
+    for result in (Result(0, 7, EndReason.PAYOFF_EMPTIED, (0, 7)),
+                   Result(1, 7, EndReason.PAYOFF_EMPTIED, (7, 0)),
+                   Result(None, 0, EndReason.STOCK_OUT, (3, 4)),
+                   Result(1, 2, EndReason.RESIGNED, (4, 2))):
+        over = dataclasses.replace(view, result=result)
+        pictures.add(render_board(over, INFO))
+    assert len(pictures) == 5
+    assert render.result_line(Result(1, 2, EndReason.RESIGNED, (4, 2)), ("Ann", "Bob")) == (
+        "Bob wins · 2 points · Ann resigned")
+    assert render.result_line(Result(None, 0, EndReason.STOCK_OUT, (3, 4)), ("Ann", "Bob")) == (
+        "Tie · no points · the stock ran out")
+
+
+def test_hand_marks_legal_and_compulsory_plays() -> None:
+    game = long_stacks()
+    mine = game.view(0)
+    assert mine.compulsory  # C2 shows an Ace, and a 2 is on top of side stack 1 (rule 11)
+    plain = dataclasses.replace(mine, legal_moves=(), compulsory=())
+    not_due = dataclasses.replace(mine, compulsory=())
+    pictures = {render_hand(v, INFO) for v in (mine, plain, not_due)}
+    assert len(pictures) == 3
+
+
+def test_pictures_drawn_in_threads_are_the_same() -> None:
+    # The bot renders off the event loop, possibly two pictures at once.
+    game = long_stacks()
+    expected = render_board(game.public_view(), INFO)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: render_board(game.public_view(), INFO), range(8)))
+    assert set(results) == {expected}
+
+
+def test_hand_needs_a_player_view() -> None:
+    game = long_stacks()
+    with pytest.raises(ValueError):
+        render_hand(game.public_view(), INFO)
+
+
+def test_names_the_fonts_cannot_draw_are_cleaned() -> None:
+    assert render._printable("Ann 🎉", True) == "Ann"
+    assert render._printable("Zoë ♥", True) == "Zoë ♥"
+    view = long_stacks().public_view()
+    emoji = dataclasses.replace(INFO, names=("Ann 🎉", "Bob"))
+    assert render_board(view, emoji) == render_board(view, INFO)
+
+
+def test_the_renderer_imports_no_discord() -> None:
+    code = "import sys, bot.render\nprint('discord' in sys.modules)\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.stdout.strip() == "False"
+    source = Path(render.__file__).read_text(encoding="utf-8")
+    assert "discord" not in source.replace("Discord", "")
+
+
+def test_fonts_are_bundled() -> None:
+    for name in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVu-LICENSE.txt"):
+        assert (render._ASSETS / name).is_file()
+
+
+def test_bench_prints_one_json_line_per_picture(capsys: pytest.CaptureFixture[str]) -> None:
+    bench_main(["render", "--boards", "4"])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["name"] for line in lines] == ["render_board", "render_hand"]
+    for line in lines:
+        assert line["boards"] == 4
+        assert 0 < line["median_ms"] <= line["worst_ms"]
+        assert 0 < line["png_kb"] < 300
