@@ -1,0 +1,136 @@
+"""The public board: one message per turn, edited as the turn goes on, a new one when it passes.
+
+Updates are coalesced: a request waits ``delay`` seconds and then draws the game as it is by
+then, so a burst of plays makes a single edit and Discord's rate limits are never approached.
+The picture is drawn off the event loop, from the public view only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from .render import render_board
+from .service import LiveGame, UserError
+from .text import board_fields, result_text
+from .ui import board_controls, board_info
+
+if TYPE_CHECKING:
+    from .client import SpiteBot
+
+__all__ = ["BoardPublisher", "board_key"]
+
+log = logging.getLogger(__name__)
+
+
+def board_key(live: LiveGame) -> int:
+    """A number that changes exactly when a new board message is due (new turn or game)."""
+    games, turn = live.board_key
+    return games * 1_000_000 + turn
+
+
+class BoardPublisher:
+    """Posts and edits board messages for the bot."""
+
+    def __init__(self, bot: SpiteBot, delay: float) -> None:
+        self.bot = bot
+        self.delay = delay
+        self._pending: dict[int, asyncio.Task[None]] = {}
+        self._notes: dict[int, list[str]] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    def request(self, game_id: int, note: str | None = None) -> None:
+        """Ask for the board of ``game_id`` to be brought up to date soon."""
+        if note:
+            self._notes.setdefault(game_id, []).append(note)
+        if game_id not in self._pending:
+            self._pending[game_id] = asyncio.get_running_loop().create_task(
+                self._later(game_id), name=f"board-{game_id}"
+            )
+
+    async def _later(self, game_id: int) -> None:
+        try:
+            await asyncio.sleep(self.delay)
+        finally:
+            self._pending.pop(game_id, None)
+        try:
+            await self.publish(game_id)
+        except Exception:
+            log.exception("game %s: updating the board failed", game_id)
+
+    async def flush(self) -> None:
+        """Wait for every pending board update (used on shutdown and in tests)."""
+        while self._pending:
+            await asyncio.gather(*list(self._pending.values()), return_exceptions=True)
+
+    async def publish(self, game_id: int, *, new_message: bool = False) -> discord.Message | None:
+        """Draw the board now: edit this turn's message, or post a new one."""
+        async with self._locks.setdefault(game_id, asyncio.Lock()):
+            try:
+                live = await self.bot.service.game(game_id)
+            except UserError:
+                return None
+            channel = self.bot.get_channel(live.channel_id)
+            if channel is None:
+                channel = await self.bot.fetch_channel(live.channel_id)
+            assert isinstance(channel, discord.abc.Messageable)
+            key = board_key(live)
+            view = live.match.game.public_view()  # taken at once: consistent
+            info = board_info(live)
+            png = await asyncio.to_thread(render_board, view, info)
+            notes = self._notes.pop(game_id, [])
+            payload = self._payload(live, png, notes)
+            if not new_message and live.board_message_id and live.board_turn == key:
+                try:
+                    message = channel.get_partial_message(live.board_message_id)  # type: ignore[attr-defined]
+                    file = payload.pop("file")
+                    return await message.edit(attachments=[file], **payload)  # type: ignore[no-any-return]
+                except discord.NotFound:
+                    payload = self._payload(live, png, notes)
+            mention = live.on_turn if not live.finished and live.on_turn != self.bot.computer_id \
+                else None
+            if mention:
+                payload["content"] = f"<@{mention}>, your turn! " + payload["content"]
+            message = await channel.send(
+                allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False),
+                **payload,
+            )
+            await self.bot.service.set_board(live, message.id, key)
+            return message
+
+    def _payload(self, live: LiveGame, png: bytes, notes: list[str]) -> dict[str, Any]:
+        match = live.match
+        game = match.game
+        view = game.public_view()
+        names = live.names
+        rules = match.rules
+        title = f"Spite & Malice · {rules.name}"
+        if match.target is not None:
+            title += f" · game {match.games_dealt} · {names[0]} {match.scores[0]} – " \
+                     f"{match.scores[1]} {names[1]} (to {match.target})"
+        if live.finished:
+            winner = match.winner
+            status = ("🏆 " + (f"{names[winner]} wins the match!" if winner is not None
+                              else "The match ended level."))
+            if game.result is not None:
+                status += " " + result_text(game.result, names)
+        else:
+            status = f"▶ {names[game.turn]} to play · turn {game.turn_number + 1}"
+        embed = discord.Embed(title=title, description=status, colour=0x1E7B45)
+        for name, value in board_fields(view, names):
+            embed.add_field(name=name, value=value[:1024] or "–", inline=False)
+        if live.last_moves:
+            embed.add_field(name="Last moves", value="\n".join(live.last_moves[-5:])[:1024],
+                            inline=False)
+        embed.set_image(url="attachment://board.png")
+        embed.set_footer(text="Your cards: press Show my hand, or use /hand.")
+        content = " ".join(notes)[:1800]
+        file = discord.File(io.BytesIO(png), filename="board.png")
+        controls = board_controls(live.id, live.finished)
+        payload: dict[str, Any] = {"content": content, "embed": embed, "file": file}
+        payload["view"] = controls
+        return payload

@@ -1,0 +1,218 @@
+"""The bot: a ``commands.Bot`` that wires storage, services, boards, buttons and commands.
+
+``setup_hook`` opens the database, registers the dynamic buttons (so buttons posted before a
+restart keep working), loads the cog and syncs the slash commands; a background loop expires
+challenges, reminds players on turn and offers a claim on stuck games.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import discord
+import yarl
+from discord import app_commands
+from discord.ext import commands
+
+from .board import BoardPublisher
+from .config import Config
+from .service import GameService, LiveGame, MoveOutcome, UserError
+from .storage import Storage
+from .text import result_text
+from .ui import DYNAMIC_ITEMS, ClaimButton, challenge_controls, reply_error
+
+__all__ = ["SpiteBot", "SpiteTree", "apply_endpoints", "run"]
+
+log = logging.getLogger(__name__)
+
+
+def apply_endpoints(config: Config) -> None:
+    """Point discord.py at a REST proxy or a local Discord stand-in, if configured."""
+    if config.api_base:
+        discord.http.Route.BASE = config.api_base.rstrip("/")
+    if config.gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(config.gateway_url)
+
+
+class SpiteTree(app_commands.CommandTree[Any]):
+    """Turns every refusal into a polite private reply; logs real failures."""
+
+    async def on_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        original = getattr(error, "original", error)
+        if isinstance(original, UserError):
+            message = str(original)
+        elif isinstance(error, app_commands.NoPrivateMessage):
+            message = "Spite & Malice is played in a server channel, not in direct messages."
+        elif isinstance(error, app_commands.TransformerError):
+            message = f"I couldn't read the option `{error.value}`: {error}"[:1900]
+        elif isinstance(error, app_commands.CheckFailure):
+            message = "You can't use that command here."
+        else:
+            log.error("command %s failed", interaction.command and interaction.command.name,
+                      exc_info=original)
+            message = "Sorry, something went wrong on my side. Nothing was changed."
+        with contextlib.suppress(discord.HTTPException):
+            await reply_error(interaction, message)
+
+
+class SpiteBot(commands.Bot):
+    """The Spite & Malice bot."""
+
+    storage: Storage
+    service: GameService
+    boards: BoardPublisher
+
+    def __init__(self, config: Config) -> None:
+        intents = discord.Intents.default()
+        intents.message_content = False
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents,
+                         help_command=None, tree_cls=SpiteTree)
+        self.config = config
+        self._computer_tasks: dict[int, asyncio.Task[None]] = {}
+        self._ticker: asyncio.Task[None] | None = None
+        self._claim_offered: set[int] = set()
+
+    @property
+    def computer_id(self) -> int:
+        """The computer opponent is the bot's own user."""
+        assert self.user is not None
+        return self.user.id
+
+    @property
+    def games_cog(self) -> Any:
+        """The cog that handles challenges (the buttons call into it)."""
+        return self.get_cog("GamesCog")
+
+    async def setup_hook(self) -> None:
+        from .cogs.games import GamesCog
+
+        self.storage = await Storage.open(self.config.database)
+        self.service = GameService(self.storage, computer_id=self.computer_id)
+        self.service.listeners.append(self._on_game_change)
+        self.boards = BoardPublisher(self, self.config.board_delay)
+        self.add_dynamic_items(*DYNAMIC_ITEMS)
+        await self.add_cog(GamesCog(self))
+        if self.config.guild_id:
+            guild = discord.Object(id=self.config.guild_id)
+            self.tree.copy_global_to(guild=guild)
+            await self.tree.sync(guild=guild)
+        else:
+            await self.tree.sync()
+        self._ticker = asyncio.create_task(self._tick_loop(), name="ticker")
+
+    async def close(self) -> None:
+        if self._ticker:
+            self._ticker.cancel()
+        for task in list(self._computer_tasks.values()):
+            task.cancel()
+        if hasattr(self, "boards"):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.boards.flush(), timeout=5)
+        await super().close()
+        if hasattr(self, "storage"):
+            await self.storage.close()
+
+    # ------------------------------------------------------------------ game flow
+
+    async def game_started(self, live: LiveGame) -> None:
+        """A new game: post its board, and let the computer move if it starts."""
+        await self.boards.publish(live.id, new_message=True)
+        self._maybe_computer(live)
+
+    async def _on_game_change(self, outcome: MoveOutcome) -> None:
+        # Called by the service after every saved change, under the game's lock: only schedule.
+        live = outcome.game
+        note = None
+        if outcome.game_over:
+            finished = live.match.results[-1] if live.match.results else None
+            if finished is not None:
+                note = "🏁 " + result_text(finished, live.names)
+            if outcome.new_game:
+                note = (note or "") + f" Game {live.match.games_dealt} is dealt."
+        self.boards.request(live.id, note)
+        self._maybe_computer(live)
+
+    def _maybe_computer(self, live: LiveGame) -> None:
+        if not live.vs_computer or live.finished or live.on_turn != self.computer_id:
+            return
+        task = self._computer_tasks.get(live.id)
+        if task is None or task.done():
+            self._computer_tasks[live.id] = asyncio.create_task(
+                self._computer_turn(live.id), name=f"computer-{live.id}")
+
+    async def _computer_turn(self, game_id: int) -> None:
+        try:
+            while True:
+                await asyncio.sleep(self.config.computer_delay)
+                outcome = await self.service.computer_step(game_id)
+                if outcome is None or outcome.turn_passed:
+                    break
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("game %s: the computer's turn failed", game_id)
+        finally:
+            self._computer_tasks.pop(game_id, None)
+        live = await self.service.game(game_id)
+        self._maybe_computer(live)  # the computer may be on turn again (e.g. a new game)
+
+    # ------------------------------------------------------------------ housekeeping
+
+    async def _tick_loop(self) -> None:
+        await self.wait_until_ready()
+        for live in await self.service.active_games():
+            self._maybe_computer(live)  # a restart must not leave the computer's turn hanging
+        while not self.is_closed():
+            try:
+                await self.tick()
+            except Exception:
+                log.exception("housekeeping failed")
+            await asyncio.sleep(self.config.tick)
+
+    async def tick(self) -> None:
+        """Expire challenges, remind players on turn, offer claims on stuck games."""
+        for row in await self.service.expire_due():
+            if row.message_id is None:
+                continue
+            with contextlib.suppress(discord.HTTPException):
+                channel = self.get_partial_messageable(row.channel_id)
+                await channel.get_partial_message(row.message_id).edit(
+                    content="⌛ This challenge expired.", embed=None,
+                    view=challenge_controls(row.id, disabled=True),
+                )
+        now = self.service.clock()
+        for live in await self.service.active_games():
+            if live.on_turn == self.computer_id:
+                continue
+            settings = await self.service.settings(live.guild_id)
+            waited = now - live.turn_started_at
+            channel = self.get_partial_messageable(live.channel_id)
+            opponent = live.players[1 - live.match.game.turn]
+            if (waited >= settings.claim_s and not live.vs_computer
+                    and live.id not in self._claim_offered):
+                self._claim_offered.add(live.id)
+                view = discord.ui.View(timeout=None)
+                view.add_item(ClaimButton(live.id))
+                await channel.send(
+                    f"<@{opponent}>: <@{live.on_turn}> hasn't moved for {waited / 3600:.0f} "
+                    "hours. You may claim the game.", view=view,
+                    allowed_mentions=discord.AllowedMentions(users=True))
+            elif waited >= settings.reminder_s and live.reminded_at is None:
+                await self.service.set_reminded(live)
+                await channel.send(
+                    f"⏰ <@{live.on_turn}>, it's your turn against "
+                    f"{live.names[1 - live.match.game.turn]} (game #{live.id}).",
+                    allowed_mentions=discord.AllowedMentions(users=True))
+
+
+async def run(config: Config) -> None:
+    """Run the bot until it is stopped."""
+    apply_endpoints(config)
+    bot = SpiteBot(config)
+    async with bot:
+        await bot.start(config.token)

@@ -1,0 +1,339 @@
+"""Slash commands for playing: thin adapters from Discord to the ``GameService``.
+
+Each command parses what the user sent, calls the service, and answers; a ``UserError`` raised
+anywhere becomes a private reply through the tree's error handler (see ``client.SpiteTree``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice
+from discord.ext import commands
+
+from engine import RuleSet
+
+from ..service import LiveGame, UserError, parse_target_token
+from ..storage import ChallengeRow, GuildSettings
+from ..text import HELP_TEXT, rules_text, source_label, target_label
+from ..ui import ResignButton, challenge_controls, hand_payload, reply_error
+
+if TYPE_CHECKING:
+    from ..client import SpiteBot
+
+__all__ = ["GamesCog"]
+
+log = logging.getLogger(__name__)
+
+RULE_CHOICES = [Choice(name="kings (Kings wild, to 50 points)", value="kings"),
+                Choice(name="classic (card-book rules with jokers)", value="classic")]
+
+
+def _terms(rules: RuleSet) -> str:
+    parts = [rules.name]
+    if rules.name == "classic" and not rules.refill_empty_hand:
+        parts.append("no refill of an emptied hand")
+    if rules.name == "kings" and not rules.king_starts_stack:
+        parts.append("Kings can't start a centre stack")
+    target = rules.match_target
+    parts.append(f"first to {target} points" if target else "one game")
+    return " · ".join(parts)
+
+
+class GamesCog(commands.Cog):
+    """Challenges, moves, the board and the settings."""
+
+    def __init__(self, bot: SpiteBot) -> None:
+        self.bot = bot
+
+    @property
+    def service(self) -> Any:
+        return self.bot.service
+
+    # ------------------------------------------------------------------ challenges
+
+    @app_commands.command(name="challenge", description="Challenge someone to Spite & Malice.")
+    @app_commands.describe(opponent="Who to play (challenge me to practise against the "
+                                    "computer)", rules="Rule set (default: this server's)")
+    @app_commands.choices(rules=RULE_CHOICES)
+    @app_commands.guild_only()
+    async def challenge(
+        self, interaction: discord.Interaction[Any], opponent: discord.Member,
+        rules: Choice[str] | None = None,
+    ) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        me = interaction.user
+        result = await self.service.challenge(
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id,
+            challenger_id=me.id,
+            opponent_id=opponent.id,
+            opponent_is_bot=opponent.bot,
+            rules_name=rules.value if rules else None,
+            names=(me.display_name, "Computer" if opponent.id == self.bot.computer_id
+                   else opponent.display_name),
+        )
+        if isinstance(result, LiveGame):
+            await interaction.response.send_message(
+                f"{me.mention} is playing against the computer "
+                f"({_terms(result.match.rules)}). Good luck!",
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+            await self.bot.game_started(result)
+            return
+        row: ChallengeRow = result
+        terms = _terms(RuleSet.from_dict(row.rules))
+        embed = discord.Embed(
+            title="A challenge!",
+            description=(f"{me.mention} challenges {opponent.mention} to Spite & Malice.\n"
+                         f"**Terms:** {terms}\n"
+                         f"Expires <t:{int(row.expires_at)}:R>."),
+            colour=0xF5C542,
+        )
+        await interaction.response.send_message(
+            content=opponent.mention, embed=embed, view=challenge_controls(row.id),
+            allowed_mentions=discord.AllowedMentions(users=[opponent]),
+        )
+        message = await interaction.original_response()
+        await self.service.set_challenge_message(row.id, message.id)
+
+    async def on_challenge_button(
+        self, interaction: discord.Interaction[Any], challenge_id: int, action: str
+    ) -> None:
+        """Accept, decline or cancel (called by the challenge buttons)."""
+        user = interaction.user.id
+        try:
+            if action == "accept":
+                row, live = await self.service.accept(challenge_id, user)
+                text = f"✅ <@{row.opponent_id}> accepted: game on! The board is below."
+            elif action == "decline":
+                row = await self.service.decline(challenge_id, user)
+                text = f"<@{row.opponent_id}> declined the challenge."
+                live = None
+            else:
+                row = await self.service.cancel(challenge_id, user)
+                text = f"<@{row.challenger_id}> withdrew the challenge."
+                live = None
+        except UserError as exc:
+            await reply_error(interaction, str(exc))
+            return
+        await interaction.response.edit_message(
+            content=text, view=challenge_controls(challenge_id, disabled=True),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        if live is not None:
+            await self.bot.game_started(live)
+
+    # ------------------------------------------------------------------ playing
+
+    async def _game(self, interaction: discord.Interaction[Any], game: int | None) -> LiveGame:
+        assert interaction.channel_id is not None
+        return await self.service.find_game(interaction.user.id, interaction.channel_id, game)  # type: ignore[no-any-return]
+
+    @app_commands.command(name="hand", description="See your hand privately, and move from it.")
+    @app_commands.describe(game="Which game (if you have several here)")
+    @app_commands.guild_only()
+    async def hand(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+        live = await self._game(interaction, game)
+        await interaction.response.send_message(
+            **await hand_payload(self.bot, live, interaction.user.id), ephemeral=True
+        )
+
+    @app_commands.command(name="play", description="Make a move: a card (7H, P, S1…) to a stack "
+                                                   "(C1…C4, S1…S4).")
+    @app_commands.describe(card="A hand card like 7H, P for your pay-off card, or S1–S4 for a "
+                                "side-stack top", to="C1–C4 for a centre stack, S1–S4 for your "
+                                "side stack (ends your turn)", game="Which game (if several)")
+    @app_commands.guild_only()
+    async def play(
+        self, interaction: discord.Interaction[Any], card: str, to: str, game: int | None = None
+    ) -> None:
+        live = await self._game(interaction, game)
+        target = parse_target_token(to)
+        outcome = await self.service.play(live.id, interaction.user.id, f"{card.strip()}>{target}")
+        note = f"✅ {outcome.game.last_moves[-1]}" if outcome.game.last_moves else "✅ Done."
+        await interaction.response.send_message(
+            **await hand_payload(self.bot, outcome.game, interaction.user.id, note=note),
+            ephemeral=True,
+        )
+
+    @play.autocomplete("card")
+    async def _card_choices(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[Choice[str]]:
+        live = await self._autocomplete_game(interaction)
+        if live is None:
+            return []
+        view = self.service.view(live, interaction.user.id)
+        out = []
+        for move in self.service.legal_sources(live, interaction.user.id):
+            token = move.source_token
+            name = source_label(move, view)
+            if current.strip().lower() in (token.lower() + " " + name.lower()):
+                out.append(Choice(name=name[:100], value=token))
+        return out[:25]
+
+    @play.autocomplete("to")
+    async def _to_choices(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[Choice[str]]:
+        live = await self._autocomplete_game(interaction)
+        if live is None:
+            return []
+        source = str(getattr(interaction.namespace, "card", "") or "")
+        view = self.service.view(live, interaction.user.id)
+        out = []
+        for move in self.service.legal_targets(live, interaction.user.id, source):
+            name = target_label(move, view)
+            if current.strip().lower() in (move.target_token.lower() + " " + name.lower()):
+                out.append(Choice(name=name[:100], value=move.target_token))
+        return out[:25]
+
+    async def _autocomplete_game(self, interaction: discord.Interaction[Any]) -> LiveGame | None:
+        game = getattr(interaction.namespace, "game", None)
+        try:
+            return await self._game(interaction, int(game) if game is not None else None)
+        except (UserError, ValueError, TypeError):
+            return None
+
+    @app_commands.command(name="pass", description="End your turn without discarding (classic).")
+    @app_commands.describe(game="Which game (if several)")
+    @app_commands.guild_only()
+    async def pass_(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+        live = await self._game(interaction, game)
+        outcome = await self.service.play(live.id, interaction.user.id, "pass")
+        await interaction.response.send_message(
+            **await hand_payload(self.bot, outcome.game, interaction.user.id,
+                                 note="✅ You passed."),
+            ephemeral=True,
+        )
+
+    @app_commands.command(name="resign", description="Give up your game (asks first).")
+    @app_commands.describe(game="Which game (if several)")
+    @app_commands.guild_only()
+    async def resign(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+        live = await self._game(interaction, game)
+        if live.finished:
+            raise UserError("This game is over.")
+        view = discord.ui.View(timeout=None)
+        view.add_item(ResignButton(live.id))
+        other = live.names[1 - self.service.seat(live, interaction.user.id)]
+        await interaction.response.send_message(
+            f"Really give up your game against {other}? This can't be undone.",
+            view=view, ephemeral=True,
+        )
+
+    @app_commands.command(name="board", description="Post the board of your game again.")
+    @app_commands.describe(game="Which game (if several)")
+    @app_commands.guild_only()
+    async def board(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+        live = await self._game(interaction, game)
+        await interaction.response.send_message("Here is the board.", ephemeral=True)
+        await self.bot.boards.publish(live.id, new_message=True)
+
+    @app_commands.command(name="games", description="Your open games in this server.")
+    @app_commands.guild_only()
+    async def games(self, interaction: discord.Interaction[Any]) -> None:
+        assert interaction.guild_id is not None
+        me = interaction.user.id
+        games = await self.service.user_games(me, interaction.guild_id)
+        if not games:
+            await interaction.response.send_message(
+                "You have no open games. Start one with `/challenge`.", ephemeral=True)
+            return
+        lines = []
+        for live in games[:20]:
+            seat = live.seat_of(me)
+            assert seat is not None
+            turn = "your turn" if live.on_turn == me else "their turn"
+            where = (f"https://discord.com/channels/{live.guild_id}/{live.channel_id}/"
+                     f"{live.board_message_id}" if live.board_message_id
+                     else f"<#{live.channel_id}>")
+            lines.append(f"**#{live.id}** {live.match.rules.name} vs {live.names[1 - seat]} · "
+                         f"{turn} · {where}")
+        await interaction.response.send_message("\n".join(lines), ephemeral=True)
+
+    # ------------------------------------------------------------------ information
+
+    @app_commands.command(name="rules", description="The rules in short.")
+    @app_commands.describe(rules="Which rule set (default: this server's)")
+    @app_commands.choices(rules=RULE_CHOICES)
+    async def rules(self, interaction: discord.Interaction[Any],
+                    rules: Choice[str] | None = None) -> None:
+        name = rules.value if rules else None
+        if name is None:
+            name = (await self.service.settings(interaction.guild_id)).default_rules \
+                if interaction.guild_id else "kings"
+        await interaction.response.send_message(rules_text(name), ephemeral=True)
+
+    @app_commands.command(name="help", description="The commands in one screen.")
+    async def help(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message(HELP_TEXT, ephemeral=True)
+
+    @app_commands.command(name="settings", description="This server's settings (Manage Server "
+                                                       "may change them).")
+    @app_commands.describe(
+        rules="Default rule set for new challenges",
+        refill_empty_hand="Classic: draw 5 when you empty your hand mid-turn",
+        king_starts_stack="Kings: a King may start a centre stack",
+        challenge_expiry_minutes="Minutes before an unanswered challenge expires",
+        reminder_hours="Hours before the player on turn is reminded",
+        claim_hours="Hours before the opponent may claim a stuck game",
+    )
+    @app_commands.choices(rules=RULE_CHOICES)
+    @app_commands.guild_only()
+    async def settings(
+        self,
+        interaction: discord.Interaction[Any],
+        rules: Choice[str] | None = None,
+        refill_empty_hand: bool | None = None,
+        king_starts_stack: bool | None = None,
+        challenge_expiry_minutes: app_commands.Range[int, 1, 10_080] | None = None,
+        reminder_hours: app_commands.Range[float, 0.1, 720.0] | None = None,
+        claim_hours: app_commands.Range[float, 0.5, 2_160.0] | None = None,
+    ) -> None:
+        assert interaction.guild_id is not None
+        changes: dict[str, Any] = {}
+        if rules is not None:
+            changes["default_rules"] = rules.value
+        if refill_empty_hand is not None:
+            changes["refill_empty_hand"] = int(refill_empty_hand)
+        if king_starts_stack is not None:
+            changes["king_starts_stack"] = int(king_starts_stack)
+        if challenge_expiry_minutes is not None:
+            changes["challenge_expiry_s"] = int(challenge_expiry_minutes) * 60
+        if reminder_hours is not None:
+            changes["reminder_s"] = int(reminder_hours * 3600)
+        if claim_hours is not None:
+            changes["claim_s"] = int(claim_hours * 3600)
+        if changes:
+            if not interaction.permissions.manage_guild:
+                raise UserError("Only members with the Manage Server permission can change the "
+                                "settings. Anyone may look: run `/settings` with no options.")
+            current = await self.service.settings(interaction.guild_id)
+            reminder = changes.get("reminder_s", current.reminder_s)
+            claim = changes.get("claim_s", current.claim_s)
+            if claim <= reminder:
+                raise UserError("The claim time must be longer than the reminder time. "
+                                "Nothing was changed.")
+            settings = await self.service.update_settings(interaction.guild_id, **changes)
+            head = "Settings changed (games already going keep theirs):"
+        else:
+            settings = await self.service.settings(interaction.guild_id)
+            head = "This server's settings:"
+        await interaction.response.send_message(f"{head}\n{_settings_text(settings)}",
+                                                ephemeral=True)
+
+
+def _settings_text(s: GuildSettings) -> str:
+    return (f"• Default rules: **{s.default_rules}**\n"
+            f"• Classic, refill an emptied hand: **{'on' if s.refill_empty_hand else 'off'}**\n"
+            f"• Kings, a King may start a centre stack: "
+            f"**{'on' if s.king_starts_stack else 'off'}**\n"
+            f"• Challenges expire after **{s.challenge_expiry_s // 60} min**\n"
+            f"• Reminder after **{s.reminder_s / 3600:g} h**, claim after "
+            f"**{s.claim_s / 3600:g} h**")
+

@@ -1,0 +1,82 @@
+"""Settings from the environment or a ``.env`` file.
+
+The token is kept out of ``repr`` and logs; nothing here prints it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["Config", "ConfigError"]
+
+TOKEN_HELP = (
+    "No Discord bot token found. Create an application at "
+    "https://discord.com/developers/applications, open Bot → Reset Token, and put the token in "
+    "the DISCORD_TOKEN environment variable or in a .env file beside README.md "
+    "(copy .env.example to .env)."
+)
+
+
+class ConfigError(ValueError):
+    """A setting is missing or malformed; the message says how to fix it."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything the bot reads from its environment."""
+
+    token: str = field(repr=False)
+    database: str = "data/spite-malice.sqlite3"
+    guild_id: int | None = None
+    api_base: str | None = None
+    gateway_url: str | None = None
+    log_level: str = "INFO"
+    board_delay: float = 1.0
+    """Seconds to wait before redrawing a board, so rapid moves make one edit."""
+    computer_delay: float = 1.5
+    """Seconds the computer waits before each of its moves, so people can follow."""
+    tick: float = 60.0
+    """Seconds between checks for expired challenges, reminders and claims."""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, *, dotenv: bool = True) -> Config:
+        """Read the settings (``.env`` first fills in what the environment lacks)."""
+        if env is None:
+            if dotenv:
+                from dotenv import load_dotenv
+
+                load_dotenv(Path.cwd() / ".env", override=False)
+            env = os.environ
+        token = env.get("DISCORD_TOKEN", "").strip()
+        if not token:
+            raise ConfigError(TOKEN_HELP)
+        guild = env.get("DISCORD_GUILD_ID", "").strip()
+        if guild and not guild.isdigit():
+            raise ConfigError("DISCORD_GUILD_ID must be a server id (a number).")
+        return cls(
+            token=token,
+            database=env.get("DATABASE", "").strip() or cls.database,
+            guild_id=int(guild) if guild else None,
+            api_base=env.get("DISCORD_API_BASE", "").strip() or None,
+            gateway_url=env.get("DISCORD_GATEWAY_URL", "").strip() or None,
+            log_level=env.get("LOG_LEVEL", "INFO").strip().upper() or "INFO",
+            board_delay=_seconds(env, "BOARD_DELAY_SECONDS", 1.0),
+            computer_delay=_seconds(env, "COMPUTER_DELAY_SECONDS", 1.5),
+            tick=_seconds(env, "TICK_SECONDS", 60.0),
+        )
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number of seconds.") from None
+    if value < 0:
+        raise ConfigError(f"{name} can't be negative.")
+    return value

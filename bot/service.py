@@ -1,0 +1,545 @@
+"""GameService: the lifecycle of challenges and games, between the Discord adapters and the engine.
+
+The cogs and buttons parse what a user sent and call this service; the service owns one lock
+per game, the persistence, and the engine, and turns every refusal into a ``UserError`` whose
+message is for that user alone (it may name cards in his hand, so it is always sent privately).
+
+A move is saved, with the new game state, in one transaction before anyone is told it happened;
+if the save fails, the game is reloaded from the database, so nothing half-done survives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import (
+    Event,
+    GameOver,
+    IllegalMoveError,
+    Match,
+    Move,
+    MoveError,
+    RuleSet,
+    SetupError,
+    TurnEnded,
+    View,
+)
+from engine.moves import parse_source, parse_target
+from engine.players import simple_move
+
+from .storage import ChallengeRow, GameRow, GuildSettings, Storage, StorageError
+from .text import describe_events, describe_history
+
+__all__ = ["GameService", "LiveGame", "MoveOutcome", "UserError"]
+
+log = logging.getLogger(__name__)
+
+
+class UserError(Exception):
+    """A refusal with a message for the user who asked (sent to him privately)."""
+
+
+@dataclass(slots=True)
+class LiveGame:
+    """A game in memory: its saved row's facts and the engine match."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    players: tuple[int, int]
+    names: tuple[str, str]
+    vs_computer: bool
+    match: Match
+    version: int
+    board_message_id: int | None
+    board_turn: int | None
+    turn_started_at: float
+    reminded_at: float | None
+    finished: bool
+    last_moves: list[str] = field(default_factory=list)
+    """Public lines about the latest moves, oldest first (for the board)."""
+
+    def seat_of(self, user_id: int) -> int | None:
+        """The seat of ``user_id`` in this game, or ``None``."""
+        if user_id == self.players[0]:
+            return 0
+        if user_id == self.players[1]:
+            return 1
+        return None
+
+    @property
+    def on_turn(self) -> int:
+        """The user id of the player on turn."""
+        return self.players[self.match.game.turn]
+
+    @property
+    def board_key(self) -> tuple[int, int]:
+        """(game number, turn number): a new board message is posted when this changes."""
+        return (self.match.games_dealt, self.match.game.turn_number)
+
+
+@dataclass(slots=True)
+class MoveOutcome:
+    """What a saved change did: the game afterwards and the events, for announcements."""
+
+    game: LiveGame
+    seat: int
+    events: list[Event]
+    turn_passed: bool
+    game_over: bool
+    match_over: bool
+    new_game: bool = False
+    messages: list[str] = field(default_factory=list)
+
+
+Listener = Callable[[MoveOutcome], Awaitable[None]]
+
+
+class GameService:
+    """Challenges and games; every method may raise ``UserError``."""
+
+    def __init__(self, storage: Storage, *, computer_id: int,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.storage = storage
+        self.computer_id = computer_id
+        self.clock = clock
+        self._live: dict[int, LiveGame] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._challenge_locks: dict[int, asyncio.Lock] = {}
+        self.listeners: list[Listener] = []
+
+    # ------------------------------------------------------------------ settings
+
+    async def settings(self, guild_id: int) -> GuildSettings:
+        """The server's settings."""
+        return await self.storage.get_settings(guild_id)
+
+    async def update_settings(self, guild_id: int, **changes: Any) -> GuildSettings:
+        """Change server settings (the caller checks the permission)."""
+        if "default_rules" in changes:
+            RuleSet.preset(changes["default_rules"])
+        return await self.storage.update_settings(guild_id, **changes)
+
+    def rules_for(self, settings: GuildSettings, name: str | None) -> RuleSet:
+        """The rule set a new game gets: the preset plus the server's house rules."""
+        try:
+            base = RuleSet.preset(name or settings.default_rules)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        options: dict[str, Any] = {"king_starts_stack": settings.king_starts_stack}
+        if base.may_pass:  # refill can only be switched off where a turn may end with a pass
+            options["refill_empty_hand"] = settings.refill_empty_hand
+        if base.name == "classic":
+            options.pop("king_starts_stack")
+        return base.with_options(**options)
+
+    # ------------------------------------------------------------------ challenges
+
+    async def challenge(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        challenger_id: int,
+        opponent_id: int,
+        opponent_is_bot: bool,
+        rules_name: str | None,
+        names: tuple[str, str] = ("Player 1", "Player 2"),
+    ) -> ChallengeRow | LiveGame:
+        """Open a challenge, or start a game at once when the computer is challenged."""
+        if opponent_id == challenger_id:
+            raise UserError("You can't challenge yourself. Challenge a friend, or me for practice.")
+        if opponent_is_bot and opponent_id != self.computer_id:
+            raise UserError("Other bots can't play. Challenge a person, or me for practice.")
+        settings = await self.storage.get_settings(guild_id)
+        rules = self.rules_for(settings, rules_name)
+        existing = await self.storage.open_between(channel_id, challenger_id, opponent_id)
+        if existing == "game":
+            raise UserError("You already have a game going with them in this channel. "
+                            "Finish it (or `/resign`) before starting another.")
+        if existing == "challenge":
+            raise UserError("There's already an open challenge between you two in this channel.")
+        if opponent_id == self.computer_id:
+            return await self._start_game(
+                guild_id, channel_id, (challenger_id, opponent_id), names, rules,
+                vs_computer=True,
+            )
+        return await self.storage.create_challenge(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            challenger_id=challenger_id,
+            opponent_id=opponent_id,
+            names=names,
+            rules=rules.to_dict(),
+            expires_at=self.clock() + settings.challenge_expiry_s,
+        )
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
+        """Remember where the challenge was posted."""
+        await self.storage.set_challenge_message(challenge_id, message_id)
+
+    async def get_challenge(self, challenge_id: int) -> ChallengeRow:
+        """A challenge, or a ``UserError`` if it doesn't exist."""
+        row = await self.storage.get_challenge(challenge_id)
+        if row is None:
+            raise UserError("That challenge no longer exists.")
+        return row
+
+    def _challenge_lock(self, challenge_id: int) -> asyncio.Lock:
+        return self._challenge_locks.setdefault(challenge_id, asyncio.Lock())
+
+    async def accept(self, challenge_id: int, user_id: int) -> tuple[ChallengeRow, LiveGame]:
+        """The challenged player accepts: the game starts."""
+        async with self._challenge_lock(challenge_id):
+            row = await self._open_challenge(challenge_id)
+            if user_id != row.opponent_id:
+                raise UserError("Only the challenged player can accept this challenge.")
+            try:
+                rules = RuleSet.from_dict(row.rules)
+            except ValueError:
+                raise UserError("This challenge's terms are damaged; please challenge again.") \
+                    from None
+            match, _ = Match.new(rules, secrets.randbits(62))
+            game_id = await self.storage.accept_challenge(
+                challenge_id,
+                players=(row.challenger_id, row.opponent_id),
+                names=row.names,
+                rules=rules.to_dict(),
+                state=match.to_dict(),
+            )
+            if game_id is None:
+                raise UserError("This challenge is no longer open.")
+            live = await self._load(game_id)
+            return row, live
+
+    async def decline(self, challenge_id: int, user_id: int) -> ChallengeRow:
+        """The challenged player declines."""
+        return await self._settle(challenge_id, user_id, "declined")
+
+    async def cancel(self, challenge_id: int, user_id: int) -> ChallengeRow:
+        """The challenger withdraws."""
+        return await self._settle(challenge_id, user_id, "cancelled")
+
+    async def _settle(self, challenge_id: int, user_id: int, status: str) -> ChallengeRow:
+        async with self._challenge_lock(challenge_id):
+            row = await self._open_challenge(challenge_id)
+            allowed = row.opponent_id if status == "declined" else row.challenger_id
+            if user_id != allowed:
+                who = "challenged player" if status == "declined" else "challenger"
+                verb = "decline" if status == "declined" else "cancel"
+                raise UserError(f"Only the {who} can {verb} this challenge.")
+            if not await self.storage.settle_challenge(challenge_id, status):
+                raise UserError("This challenge is no longer open.")
+            return await self.get_challenge(challenge_id)
+
+    async def _open_challenge(self, challenge_id: int) -> ChallengeRow:
+        row = await self.get_challenge(challenge_id)
+        if row.status != "open":
+            raise UserError(f"This challenge is no longer open (it was {row.status}).")
+        if row.expires_at <= self.clock():
+            await self.storage.settle_challenge(challenge_id, "expired")
+            raise UserError("This challenge has expired. Challenge again if you like.")
+        return row
+
+    async def expire_due(self) -> list[ChallengeRow]:
+        """Mark every open challenge past its time as expired; returns them."""
+        now = self.clock()
+        expired = []
+        for row in await self.storage.open_challenges():
+            if row.expires_at <= now:
+                async with self._challenge_lock(row.id):
+                    if await self.storage.settle_challenge(row.id, "expired"):
+                        expired.append(await self.get_challenge(row.id))
+        return expired
+
+    # ------------------------------------------------------------------ games
+
+    async def _start_game(
+        self,
+        guild_id: int,
+        channel_id: int,
+        players: tuple[int, int],
+        names: tuple[str, str],
+        rules: RuleSet,
+        *,
+        vs_computer: bool,
+    ) -> LiveGame:
+        match, _ = Match.new(rules, secrets.randbits(62))
+        game_id = await self.storage.create_game(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            players=players,
+            names=names,
+            rules=rules.to_dict(),
+            state=match.to_dict(),
+            vs_computer=vs_computer,
+        )
+        return await self._load(game_id)
+
+    async def _load(self, game_id: int) -> LiveGame:
+        try:
+            row = await self.storage.get_game(game_id)
+        except StorageError as exc:
+            log.error("game %s: damaged row: %s", game_id, exc)
+            raise UserError("This game's saved record is damaged, so it can't be played. "
+                            "Nothing was changed.") from None
+        if row is None:
+            raise UserError("That game doesn't exist.")
+        live = _live_from_row(row)
+        self._live[game_id] = live
+        return live
+
+    async def game(self, game_id: int) -> LiveGame:
+        """The game, from memory or the database."""
+        live = self._live.get(game_id)
+        if live is None:
+            live = await self._load(game_id)
+        return live
+
+    def lock(self, game_id: int) -> asyncio.Lock:
+        """The lock that serialises every change to one game."""
+        return self._locks.setdefault(game_id, asyncio.Lock())
+
+    async def find_game(
+        self, user_id: int, channel_id: int, game_id: int | None = None
+    ) -> LiveGame:
+        """The user's game in this channel (the one where he is on turn, if several)."""
+        if game_id is not None:
+            live = await self.game(game_id)
+            if live.seat_of(user_id) is None:
+                raise UserError("You're not playing in that game.")
+            return live
+        rows = await self.storage.user_games(user_id, channel_id=channel_id)
+        if not rows:
+            raise UserError("You have no game going in this channel. Start one with "
+                            "`/challenge`.")
+        games = [await self.game(r.id) for r in rows]
+        on_turn = [g for g in games if g.on_turn == user_id and not g.finished]
+        return (on_turn or games)[0]
+
+    async def user_games(self, user_id: int, guild_id: int) -> list[LiveGame]:
+        """The user's open games in this server, newest first."""
+        rows = await self.storage.user_games(user_id, guild_id=guild_id)
+        out = []
+        for row in rows:
+            try:
+                out.append(await self.game(row.id))
+            except UserError:
+                continue
+        return out
+
+    def view(self, live: LiveGame, user_id: int | None) -> View:
+        """What ``user_id`` may see (a spectator's view if he isn't playing)."""
+        seat = live.seat_of(user_id) if user_id is not None else None
+        return live.match.game.view(seat)
+
+    def seat(self, live: LiveGame, user_id: int) -> int:
+        """The user's seat, or a ``UserError`` if he isn't playing."""
+        seat = live.seat_of(user_id)
+        if seat is None:
+            raise UserError("You're not playing in this game.")
+        return seat
+
+    # ------------------------------------------------------------------ moves
+
+    async def play(
+        self, game_id: int, user_id: int, move_text: str, *, expected_version: int | None = None
+    ) -> MoveOutcome:
+        """Make a move for ``user_id``; saved before it returns."""
+        async with self.lock(game_id):
+            live = await self.game(game_id)
+            seat = self.seat(live, user_id)
+            self._check_live(live)
+            if expected_version is not None and expected_version != live.version:
+                raise UserError("That button is from an earlier moment of the game; the game "
+                                "has moved on. Here is your hand as it is now.")
+            try:
+                move = Move.parse(move_text)
+            except MoveError as exc:
+                raise UserError(str(exc)) from None
+            if live.match.game.turn != seat:
+                raise UserError("It's not your turn.")
+            try:
+                events = live.match.play(move, seat)
+            except IllegalMoveError as exc:
+                raise UserError(str(exc)) from None
+            return await self._commit(live, seat, user_id, [move.text], events)
+
+    async def resign(self, game_id: int, user_id: int) -> MoveOutcome:
+        """The user gives the game (the whole match) up."""
+        async with self.lock(game_id):
+            live = await self.game(game_id)
+            seat = self.seat(live, user_id)
+            self._check_live(live)
+            events = live.match.resign(seat)
+            return await self._commit(live, seat, user_id, ["resign"], events)
+
+    async def claim(self, game_id: int, user_id: int) -> MoveOutcome:
+        """The opponent of a player who has not moved for the claim time takes the game."""
+        async with self.lock(game_id):
+            live = await self.game(game_id)
+            seat = self.seat(live, user_id)
+            self._check_live(live)
+            idle = live.match.game.turn
+            if idle == seat:
+                raise UserError("It's your own turn: you can't claim the game, you can play!")
+            settings = await self.storage.get_settings(live.guild_id)
+            waited = self.clock() - live.turn_started_at
+            if waited < settings.claim_s:
+                hours = (settings.claim_s - waited) / 3600
+                raise UserError(f"Your opponent still has time to move: you can claim the game "
+                                f"in {hours:.1f} hours.")
+            events = live.match.resign(idle)
+            return await self._commit(live, idle, user_id, ["claim"], events)
+
+    async def computer_step(self, game_id: int) -> MoveOutcome | None:
+        """Play one move for the computer if it is on turn; ``None`` otherwise."""
+        async with self.lock(game_id):
+            live = await self.game(game_id)
+            if live.finished or live.on_turn != self.computer_id:
+                return None
+            seat = live.match.game.turn
+            view = live.match.game.view(seat)
+            move = simple_move(view, random.Random(f"{live.id}/{live.version}"))
+            events = live.match.play(move, seat)
+            return await self._commit(live, seat, None, [move.text], events)
+
+    def _check_live(self, live: LiveGame) -> None:
+        if live.finished or live.match.is_over:
+            raise UserError("This game is over.")
+
+    async def _commit(
+        self, live: LiveGame, seat: int, user_id: int | None, notation: list[str],
+        events: list[Event],
+    ) -> MoveOutcome:
+        match = live.match
+        game_over = any(isinstance(e, GameOver) for e in events)
+        turn_passed = any(isinstance(e, TurnEnded) for e in events) or game_over
+        new_game = False
+        if game_over and not match.is_over:
+            events = events + match.next_game()
+            new_game = True
+        finished = match.is_over
+        result = None
+        if finished:
+            result = {"winner": match.winner, "scores": list(match.scores),
+                      "games": len(match.results), "resigned": match.resigned}
+        try:
+            saved = await self.storage.save_moves(
+                live.id,
+                expected_version=live.version,
+                state=match.to_dict(),
+                moves=[(seat, user_id, text) for text in notation],
+                finished=finished,
+                result=result,
+                turn_passed=turn_passed,
+            )
+        except Exception:
+            log.exception("game %s: saving a move failed", live.id)
+            saved = False
+        if not saved:
+            # The in-memory match is ahead of the database: drop it, so the next access
+            # reloads what was really saved.
+            self._live.pop(live.id, None)
+            raise UserError("Sorry, that move couldn't be saved, so it didn't happen. "
+                            "Please try again.")
+        live.version += len(notation)
+        live.finished = finished
+        live.last_moves = (live.last_moves + describe_events(live.names, events))[-12:]
+        if turn_passed:
+            live.turn_started_at = self.clock()
+            live.reminded_at = None
+        outcome = MoveOutcome(live, seat, events, turn_passed, game_over, finished, new_game)
+        await self._notify(outcome)
+        return outcome
+
+    async def _notify(self, outcome: MoveOutcome) -> None:
+        for listener in self.listeners:
+            try:
+                await listener(outcome)
+            except Exception:
+                log.exception("game %s: a listener failed", outcome.game.id)
+
+    async def set_board(self, live: LiveGame, message_id: int, key_turn: int) -> None:
+        """Remember the board message of the current turn."""
+        live.board_message_id = message_id
+        live.board_turn = key_turn
+        await self.storage.set_board(live.id, message_id, key_turn)
+
+    async def set_reminded(self, live: LiveGame) -> None:
+        """Note a reminder was sent."""
+        live.reminded_at = self.clock()
+        await self.storage.set_reminded(live.id, live.reminded_at)
+
+    async def active_games(self) -> list[LiveGame]:
+        """Every game still going on (damaged ones are skipped and logged)."""
+        out = []
+        for game_id in await self.storage.active_game_ids():
+            try:
+                out.append(await self.game(game_id))
+            except UserError:
+                log.error("game %s: can't be loaded; skipped", game_id)
+        return out
+
+    # ------------------------------------------------------------------ autocomplete
+
+    def legal_sources(self, live: LiveGame, user_id: int) -> list[Move]:
+        """One legal move per distinct source the user could move now (for autocomplete)."""
+        view = self.view(live, user_id)
+        seen: dict[str, Move] = {}
+        for move in view.legal_moves:
+            if not move.is_pass:
+                seen.setdefault(move.source_token, move)
+        return list(seen.values())
+
+    def legal_targets(self, live: LiveGame, user_id: int, source: str) -> list[Move]:
+        """The legal moves from ``source`` (a token such as ``7H``, ``P`` or ``S2``)."""
+        view = self.view(live, user_id)
+        try:
+            kind, card, index = parse_source(source)
+        except MoveError:
+            return []
+        return [m for m in view.legal_moves
+                if not m.is_pass and m.source is kind and m.card is card
+                and m.source_index == index]
+
+
+def parse_target_token(token: str) -> str:
+    """Normalise a typed target token (``c2`` → ``C2``); raises ``UserError`` if malformed."""
+    try:
+        kind, index = parse_target(token)
+    except MoveError as exc:
+        raise UserError(str(exc)) from None
+    return ("C" if kind.name == "CENTRE" else "S") + str(index + 1)
+
+
+def _live_from_row(row: GameRow) -> LiveGame:
+    try:
+        match = Match.from_dict(row.state)
+    except SetupError as exc:
+        log.error("game %s: damaged state: %s", row.id, exc)
+        raise UserError("This game's saved record is damaged, so it can't be played. "
+                        "Nothing was changed.") from None
+    return LiveGame(
+        id=row.id,
+        guild_id=row.guild_id,
+        channel_id=row.channel_id,
+        players=row.players,
+        names=row.names,
+        vs_computer=row.vs_computer,
+        match=match,
+        version=row.version,
+        board_message_id=row.board_message_id,
+        board_turn=row.board_turn,
+        turn_started_at=row.turn_started_at,
+        reminded_at=row.reminded_at,
+        finished=row.status == "finished",
+        last_moves=describe_history(row.names, match.game.history[-6:]),
+    )

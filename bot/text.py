@@ -1,0 +1,219 @@
+"""Words for the game: labels for moves and stacks, the board and hand as text, the rules in short.
+
+Pure functions of engine values (views, moves, results), so they are easy to test and can never
+see more than a view shows. Everything public goes through ``public_*`` functions that take the
+public view only.
+"""
+
+from __future__ import annotations
+
+from engine import (
+    Card,
+    Discarded,
+    EndReason,
+    Event,
+    GameOver,
+    Move,
+    Passed,
+    Played,
+    Result,
+    Source,
+    Target,
+    View,
+)
+from engine.cards import rank_name
+
+__all__ = [
+    "HELP_TEXT",
+    "board_fields",
+    "describe_events",
+    "describe_history",
+    "describe_move",
+    "hand_text",
+    "result_text",
+    "rules_text",
+    "source_label",
+    "target_label",
+]
+
+
+def _rank_short(rank: int) -> str:
+    return {1: "A", 11: "J", 12: "Q", 13: "K"}.get(rank, str(rank))
+
+
+def card_text(card: Card | None) -> str:
+    """A card for messages: ``7♥``, ``🃏``, or ``–`` for none."""
+    return "–" if card is None else card.display
+
+
+def source_label(move: Move, view: View) -> str:
+    """A friendly name for a move's source, as the mover sees it: ``7♥ from hand``."""
+    seat = view.viewer if view.viewer is not None else view.turn
+    if move.source is Source.HAND:
+        return f"{card_text(move.card)} from hand"
+    if move.source is Source.PAYOFF:
+        return f"{card_text(view.payoff_tops[seat])} from pay-off pile"
+    pile = view.sides[seat][move.source_index]
+    return f"{card_text(pile[-1] if pile else None)} from side stack {move.source_index + 1}"
+
+
+def target_label(move: Move, view: View) -> str:
+    """A friendly name for a move's target: ``Centre 2 (needs 7)``, ``Side 1 (on 9♣)``."""
+    seat = view.viewer if view.viewer is not None else view.turn
+    i = move.target_index
+    if move.target is Target.CENTRE:
+        stack = view.centre[i]
+        if stack.is_empty:
+            return f"Centre {i + 1} (empty: start a stack)"
+        return f"Centre {i + 1} (needs {rank_name(stack.needs)})"
+    pile = view.sides[seat][i]
+    if not pile:
+        return f"Side {i + 1} (empty)"
+    return f"Side {i + 1} (on {card_text(pile[-1])}, ends your turn)"
+
+
+def describe_move(name: str, move: Move, card: Card | None, as_rank: int | None = None) -> str:
+    """A public line about a move already made: ``Ann: 7♥ from hand → centre 2``.
+
+    ``card`` is the card that moved (public once played); ``as_rank`` what a wild card became.
+    """
+    if move.is_pass:
+        return f"{name} passed"
+    where = {Source.HAND: "hand", Source.PAYOFF: "pay-off"}.get(
+        move.source, f"side {move.source_index + 1}"  # type: ignore[arg-type]
+    )
+    shown = "" if card is None else card_text(card) + " "
+    if as_rank is not None and card is not None and (card.is_joker or card.rank != as_rank):
+        shown += f"as {_rank_short(as_rank)} "
+    kind = "centre" if move.target is Target.CENTRE else "side"
+    return f"{name}: {shown}from {where} → {kind} {move.target_index + 1}"
+
+
+def describe_events(names: tuple[str, str], events: list[Event]) -> list[str]:
+    """Public lines for the moves among ``events`` (draws are never described)."""
+    lines = []
+    for event in events:
+        if isinstance(event, Played):
+            lines.append(describe_move(names[event.player], event.move, event.card,
+                                       event.as_rank))
+        elif isinstance(event, Discarded):
+            lines.append(describe_move(names[event.player], event.move, event.card))
+        elif isinstance(event, Passed):
+            lines.append(f"{names[event.player]} passed")
+        elif isinstance(event, GameOver):
+            lines.append("Game over: " + result_text(event.result, names))
+    return lines
+
+
+def describe_history(names: tuple[str, str], history: list[tuple[int, Move]]) -> list[str]:
+    """Public lines for saved moves (after a restart); hand cards are named, others not."""
+    return [describe_move(names[seat], move, move.card) for seat, move in history]
+
+
+def result_text(result: Result, names: tuple[str, str]) -> str:
+    """How a game ended, in a sentence."""
+    reasons = {
+        EndReason.PAYOFF_EMPTIED: "played the last pay-off card",
+        EndReason.STALEMATE: "stalemate: neither player could or would play",
+        EndReason.TURN_LIMIT: "the game reached its turn limit",
+        EndReason.STOCK_OUT: "the stock ran out",
+        EndReason.RESIGNED: "resigned",
+    }
+    if result.winner is None:
+        return f"Tied game, no points ({reasons[result.reason]})."
+    winner = names[result.winner]
+    loser = names[1 - result.winner]
+    points = f"{result.score} point{'s' if result.score != 1 else ''}"
+    if result.reason is EndReason.PAYOFF_EMPTIED:
+        return f"{winner} wins, scoring {points}: {winner} played the last pay-off card."
+    if result.reason is EndReason.RESIGNED:
+        return f"{winner} wins, scoring {points}: {loser} gave the game up."
+    return f"{winner} wins, scoring {points} ({reasons[result.reason]})."
+
+
+def board_fields(view: View, names: tuple[str, str]) -> list[tuple[str, str]]:
+    """The public board as (heading, text) pairs, for an embed beside the image.
+
+    Uses public facts only, whatever view it is given.
+    """
+    centre = []
+    for i, stack in enumerate(view.centre):
+        if stack.is_empty:
+            centre.append(f"C{i + 1}: empty")
+        else:
+            centre.append(f"C{i + 1}: {_rank_short(len(stack.cards))} "
+                          f"({len(stack.cards)} cards), needs {rank_name(stack.needs)}")
+    fields = [("Centre stacks", "\n".join(centre))]
+    for seat in (0, 1):
+        sides = []
+        for i, pile in enumerate(view.sides[seat]):
+            sides.append(f"S{i + 1}: " + (" ".join(c.display for c in pile) if pile else "empty"))
+        marker = " ▶ on turn" if view.turn == seat and view.result is None else ""
+        fields.append((
+            f"{names[seat]}{marker}",
+            f"Pay-off: {card_text(view.payoff_tops[seat])} ({view.payoff_counts[seat]} left)\n"
+            f"Hand: {view.hand_sizes[seat]} cards\n" + "\n".join(sides),
+        ))
+    fields.append(("Stock", f"{view.stock_size} cards · turn {view.turn_number + 1}"))
+    return fields
+
+
+def hand_text(view: View) -> str:
+    """The viewer's hand and moves as text (private: only for the viewer)."""
+    if view.hand is None or view.viewer is None:
+        raise ValueError("The public view has no hand.")
+    cards = " ".join(f"`{c.display}`" for c in sorted(view.hand)) or "(empty)"
+    lines = [f"**Your hand:** {cards}",
+             f"**Your pay-off card:** {card_text(view.payoff_tops[view.viewer])} "
+             f"({view.payoff_counts[view.viewer]} left)"]
+    if view.result is not None:
+        lines.append("The game is over.")
+    elif not view.my_turn:
+        lines.append("It's your opponent's turn.")
+    elif view.compulsory:
+        lines.append("You **must** play an Ace or 2 first (marked ❗).")
+    return "\n".join(lines)
+
+
+_RULES_COMMON = (
+    "**Goal:** be first to play out your pay-off pile.\n"
+    "**Your turn:** draw up to 5 cards, then play as often as you can to the centre stacks: "
+    "your pay-off top, your side-stack tops and your hand. Centre stacks start with an Ace and go "
+    "up one rank at a time, suits ignored. End your turn by putting one hand card on one of your "
+    "four side stacks.\n"
+    "**Score:** the winner scores the cards left in the loser's pay-off pile.\n"
+)
+
+RULES_TEXT = {
+    "kings": _RULES_COMMON + (
+        "**Kings rules:** two packs, no jokers; 20-card pay-off piles; three centre stacks, Ace "
+        "to Queen. **Kings are wild** in the centre (even as the Ace). Any card may go on any of "
+        "your side stacks. No passing. If a player must draw and the stock is empty, the game is "
+        "a tie. First to 50 points wins the match."
+    ),
+    "classic": _RULES_COMMON + (
+        "**Classic rules:** two packs and four jokers; 26-card pay-off piles; up to four centre "
+        "stacks, Ace to King. **Jokers are wild** but never an Ace. An available Ace must be "
+        "played at once, and a 2 on a centre Ace. Side stacks go down one rank or stay the same "
+        "(a 5 on a 6 or a 5). You may pass instead of discarding. If both players pass without "
+        "playing, the fewer pay-off cards wins the difference."
+    ),
+}
+
+
+def rules_text(name: str) -> str:
+    """The rules of ``classic`` or ``kings`` in short."""
+    return RULES_TEXT[name]
+
+
+HELP_TEXT = (
+    "**Spite & Malice** — commands\n"
+    "`/challenge opponent rules` challenge someone (challenge me to practise against the "
+    "computer)\n"
+    "`/hand` see your hand and make moves (or press **Show my hand** on the board)\n"
+    "`/play card to` type a move: `card` is a hand card (7H), `P` (pay-off) or `S1`–`S4`; `to` "
+    "is `C1`–`C4` (centre) or `S1`–`S4` (your side stack, ends your turn)\n"
+    "`/pass` end your turn without discarding (classic)\n"
+    "`/board` post the board again · `/games` your open games · `/resign` give up\n"
+    "`/rules` the rules in short · `/settings` this server's settings"
+)
