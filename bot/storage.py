@@ -189,12 +189,14 @@ def _serialised(
 class Storage:
     """The bot's database. Open with ``await Storage.open(path)``; close with ``close()``."""
 
-    def __init__(self, db: aiosqlite.Connection) -> None:
+    def __init__(self, db: aiosqlite.Connection, clock: Callable[[], float] = time.time) -> None:
         self._db = db
         self._lock = asyncio.Lock()
+        self.clock = clock
+        """Where timestamps come from (tests pass a fake clock)."""
 
     @classmethod
-    async def open(cls, path: str | Path) -> Storage:
+    async def open(cls, path: str | Path, clock: Callable[[], float] = time.time) -> Storage:
         """Open (creating if needed) the SQLite database at ``path`` and migrate it."""
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -203,8 +205,12 @@ class Storage:
         await db.execute("PRAGMA journal_mode=WAL")
         await db.execute("PRAGMA foreign_keys=ON")
         await db.execute("PRAGMA busy_timeout=5000")
-        storage = cls(db)
-        await storage._migrate()
+        storage = cls(db, clock)
+        try:
+            await storage._migrate()
+        except BaseException:
+            await db.close()
+            raise
         return storage
 
     @_serialised
@@ -296,7 +302,7 @@ class Storage:
         expires_at: float,
     ) -> ChallengeRow:
         """Record a new open challenge (``names``: challenger's and opponent's)."""
-        now = time.time()
+        now = self.clock()
         async with self._db.execute(
             "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, names, "
             "rules, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -438,7 +444,7 @@ class Storage:
         state: dict[str, Any],
         vs_computer: bool,
     ) -> int:
-        now = time.time()
+        now = self.clock()
         async with self._db.execute(
             "INSERT INTO games (guild_id, channel_id, player0_id, player1_id, names, vs_computer, "
             "rules, state, created_at, updated_at, turn_started_at) "
@@ -474,7 +480,7 @@ class Storage:
         ``moves`` are (seat, user id, notation). The save succeeds only if the stored version is
         still ``expected_version`` (so a move is never applied twice); it returns False otherwise.
         """
-        now = time.time()
+        now = self.clock()
         new_version = expected_version + len(moves)
         await self._db.execute("BEGIN IMMEDIATE")
         try:

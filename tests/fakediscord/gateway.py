@@ -13,8 +13,11 @@ Protocol as discord.py 2.7 speaks it (``discord/gateway.py``):
 
 A *session* outlives its websocket *connection*: when the server drops a connection
 (``FakeDiscord.disconnect_all``) the session keeps buffering dispatches until the
-client RESUMEs. A client that closes with 1000/1001 (``Client.close()``) ends its
-session for good, as on real Discord.
+client RESUMEs. A client that closes with 1000/1001 ends its session for good, as on
+real Discord. Quirk: ``Client.close()`` calls ``ws.close(code=1000)``, but aiohttp
+first wakes the task blocked in ``receive()``, and discord.py's ``poll_event`` reacts
+to that by closing with **4000** - so what actually goes on the wire is 4000 and the
+session stays resumable. The fake mirrors Discord here (it does not special-case it).
 
 discord.py asks for ``compress=zlib-stream``. Real Discord then sends binary frames
 of one shared zlib stream, each ending in a ``Z_SYNC_FLUSH`` (``00 00 ff ff``). The

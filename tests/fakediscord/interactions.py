@@ -85,6 +85,7 @@ class InteractionRecord:
     #: Command name ("game start") for commands, custom_id for components/modals.
     name: str
     created_at: float = field(default_factory=time.monotonic)
+    created_wall: float = field(default_factory=time.time)
     dispatched_at: float | None = None
     callback: CallbackRecord | None = None
     #: Callback attempts Discord would refuse (late, duplicate, wrong type): (type, reason).
@@ -131,7 +132,9 @@ class InteractionRecord:
 
     async def response(self, timeout: float = 5.0) -> CallbackRecord:
         """Wait for the initial callback (any type)."""
-        record: CallbackRecord = await self._wait(lambda: self.callback, "initial response", timeout)
+        record: CallbackRecord = await self._wait(
+            lambda: self.callback, "initial response", timeout
+        )
         return record
 
     async def message(self, timeout: float = 5.0, *, settled: bool = True) -> FakeMessage:
@@ -140,7 +143,8 @@ class InteractionRecord:
         * callback 4: the message it created;
         * callback 5 ("thinking"): with ``settled`` waits until the bot replaced the
           loading placeholder (edit of ``@original`` or first follow-up);
-        * callback 6/7: the component's message (after the update, for 7).
+        * callback 6/7: the component's message (after the update, for 7; for 6 it
+          returns at once - use :meth:`wait_edit` to wait for the later edit).
         """
         await self.response(timeout)
 
@@ -155,6 +159,24 @@ class InteractionRecord:
         if self.callback is not None and self.callback.type in (8, 9):
             raise FakeDiscordError(f"{self!r} was answered with {self.callback.kind.name}")
         msg: FakeMessage = await self._wait(ready, "reply message", timeout)
+        return msg
+
+    async def wait_edit(self, timeout: float = 5.0) -> FakeMessage:
+        """Wait until the original message was edited after this interaction was sent.
+
+        For flows that acknowledge first and edit later (``defer()`` of a component
+        -> callback 6, then ``edit_original_response``), where :meth:`message`
+        returns right after the acknowledgement.
+        """
+        await self.response(timeout)
+
+        def edited() -> FakeMessage | None:
+            msg = self.original_message
+            if msg is None or msg.edited_at is None or msg.edited_at < self.created_wall:
+                return None
+            return msg
+
+        msg: FakeMessage = await self._wait(edited, "an edit of the original message", timeout)
         return msg
 
     async def choices(self, timeout: float = 5.0) -> list[JSON]:

@@ -100,9 +100,7 @@ DEFAULT_EVERYONE_PERMISSIONS = (
 )
 
 #: What the bot's managed role gets: the usual "invite link" set of a card-game bot.
-DEFAULT_BOT_PERMISSIONS = (
-    DEFAULT_EVERYONE_PERMISSIONS | Perm.MANAGE_MESSAGES | Perm.MANAGE_THREADS
-)
+DEFAULT_BOT_PERMISSIONS = DEFAULT_EVERYONE_PERMISSIONS | Perm.MANAGE_MESSAGES | Perm.MANAGE_THREADS
 
 
 def iso(ts: float | None) -> str | None:
@@ -192,7 +190,11 @@ class FakeRole:
             "id": str(self.id),
             "name": self.name,
             "color": self.color,
-            "colors": {"primary_color": self.color, "secondary_color": None, "tertiary_color": None},
+            "colors": {
+                "primary_color": self.color,
+                "secondary_color": None,
+                "tertiary_color": None,
+            },
             "hoist": self.hoist,
             "icon": None,
             "unicode_emoji": None,
@@ -640,7 +642,9 @@ class FakeMessage:
 
     def __repr__(self) -> str:
         flags = " ephemeral" if self.ephemeral else ""
-        return f"<FakeMessage id={self.id} channel={self.channel_id}{flags} content={self.content!r}>"
+        return (
+            f"<FakeMessage id={self.id} channel={self.channel_id}{flags} content={self.content!r}>"
+        )
 
 
 def iter_components(components: list[JSON]) -> Iterator[JSON]:

@@ -115,7 +115,9 @@ def _check_embeds(embeds: list[JSON]) -> Problems:
             name, value = fld.get("name"), fld.get("value")
             total += _len(name) + _len(value)
             if not name or _len(name) > 256:
-                problems.append((f"{where}.fields.{j}.name", "Must be between 1 and 256 in length."))
+                problems.append(
+                    (f"{where}.fields.{j}.name", "Must be between 1 and 256 in length.")
+                )
             if not value or _len(value) > 1024:
                 problems.append(
                     (f"{where}.fields.{j}.value", "Must be between 1 and 1024 in length.")

@@ -1,0 +1,203 @@
+"""GameService without Discord: challenges, moves, locks, persistence, restarts."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from bot.service import GameService, LiveGame, UserError
+from bot.storage import Storage
+from engine import PASS
+
+ANN, BOB, CAROL, BOT = 101, 202, 303, 999
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+async def env(tmp_path: Path):
+    clock = Clock()
+    storage = await Storage.open(tmp_path / "s.sqlite3", clock)
+    service = GameService(storage, computer_id=BOT, clock=clock)
+    yield service, clock, tmp_path
+    await storage.close()
+
+
+async def _challenge(service: GameService, rules: str = "kings") -> LiveGame:
+    row = await service.challenge(guild_id=1, channel_id=10, challenger_id=ANN, opponent_id=BOB,
+                                  opponent_is_bot=False, rules_name=rules, names=("Ann", "Bob"))
+    assert not isinstance(row, LiveGame)
+    _, live = await service.accept(row.id, BOB)
+    return live
+
+
+async def test_challenge_rules(env) -> None:
+    service, clock, _ = env
+    with pytest.raises(UserError, match="yourself"):
+        await service.challenge(guild_id=1, channel_id=10, challenger_id=ANN, opponent_id=ANN,
+                                opponent_is_bot=False, rules_name=None)
+    with pytest.raises(UserError, match="Other bots"):
+        await service.challenge(guild_id=1, channel_id=10, challenger_id=ANN, opponent_id=5,
+                                opponent_is_bot=True, rules_name=None)
+    row = await service.challenge(guild_id=1, channel_id=10, challenger_id=ANN, opponent_id=BOB,
+                                  opponent_is_bot=False, rules_name=None)
+    with pytest.raises(UserError, match="already an open challenge"):
+        await service.challenge(guild_id=1, channel_id=10, challenger_id=BOB, opponent_id=ANN,
+                                opponent_is_bot=False, rules_name=None)
+    with pytest.raises(UserError, match="Only the challenged player"):
+        await service.accept(row.id, ANN)
+    with pytest.raises(UserError, match="Only the challenger"):
+        await service.cancel(row.id, BOB)
+    clock.now += 901
+    with pytest.raises(UserError, match="expired"):
+        await service.accept(row.id, BOB)
+
+
+async def test_default_rules_come_from_the_server(env) -> None:
+    service, _, _ = env
+    await service.update_settings(1, default_rules="classic", refill_empty_hand=0)
+    live = await _challenge(service, rules=None)  # type: ignore[arg-type]
+    assert live.match.rules.name == "classic"
+    assert live.match.rules.refill_empty_hand is False
+
+
+async def test_expire_due(env) -> None:
+    service, clock, _ = env
+    row = await service.challenge(guild_id=1, channel_id=10, challenger_id=ANN, opponent_id=BOB,
+                                  opponent_is_bot=False, rules_name=None)
+    assert await service.expire_due() == []
+    clock.now += 1000
+    expired = await service.expire_due()
+    assert [r.id for r in expired] == [row.id] and expired[0].status == "expired"
+    assert await service.expire_due() == []
+
+
+async def test_moves_are_checked_and_saved(env) -> None:
+    service, _, _ = env
+    live = await _challenge(service)
+    on_turn = live.on_turn
+    other = ANN if on_turn == BOB else BOB
+    move = live.match.game.legal_moves()[0]
+    with pytest.raises(UserError, match="not your turn"):
+        await service.play(live.id, other, move.text)
+    with pytest.raises(UserError, match="not playing"):
+        await service.play(live.id, CAROL, move.text)
+    with pytest.raises(UserError, match="is not a move|is not a source|is not a target"):
+        await service.play(live.id, on_turn, "banana")
+    with pytest.raises(UserError, match="can't pass in kings"):
+        await service.play(live.id, on_turn, "pass")
+    version = live.version
+    outcome = await service.play(live.id, on_turn, move.text)
+    assert outcome.game.version == version + 1
+    row = await service.storage.get_game(live.id)
+    assert row is not None and row.version == version + 1
+    assert await service.storage.move_log(live.id) == [(1, live.match.game.history[0][0],
+                                                        on_turn, move.text)]
+
+
+async def test_double_click_applies_once(env) -> None:
+    service, _, _ = env
+    live = await _challenge(service)
+    player = live.on_turn
+    move = live.match.game.legal_moves()[0]
+    version = live.version
+    results = await asyncio.gather(
+        service.play(live.id, player, move.text, expected_version=version),
+        service.play(live.id, player, move.text, expected_version=version),
+        return_exceptions=True,
+    )
+    ok = [r for r in results if not isinstance(r, Exception)]
+    refused = [r for r in results if isinstance(r, UserError)]
+    assert len(ok) == 1 and len(refused) == 1
+    assert "moved on" in str(refused[0])
+    assert len(await service.storage.move_log(live.id)) == 1
+
+
+async def test_restart_loses_nothing(env) -> None:
+    service, clock, tmp_path = env
+    live = await _challenge(service)
+    for _ in range(5):
+        player = live.on_turn
+        await service.play(live.id, player, live.match.game.legal_moves()[0].text)
+    saved = live.match.to_dict()
+    storage2 = await Storage.open(tmp_path / "s.sqlite3")
+    try:
+        fresh = GameService(storage2, computer_id=BOT, clock=clock)
+        reloaded = await fresh.game(live.id)
+        assert reloaded.match.to_dict() == saved
+        assert reloaded.version == live.version
+    finally:
+        await storage2.close()
+
+
+async def test_failed_save_changes_nothing(env, monkeypatch) -> None:
+    service, _, _ = env
+    live = await _challenge(service)
+    before = live.match.to_dict()
+    player = live.on_turn
+
+    async def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(service.storage, "save_moves", broken)
+    with pytest.raises(UserError, match="couldn't be saved"):
+        await service.play(live.id, player, live.match.game.legal_moves()[0].text)
+    monkeypatch.undo()
+    again = await service.game(live.id)
+    assert again.match.to_dict() == before  # reloaded from the database
+
+
+async def test_computer_game_plays_itself_legally(env) -> None:
+    service, _, _ = env
+    live = await service.challenge(guild_id=1, channel_id=10, challenger_id=ANN, opponent_id=BOT,
+                                   opponent_is_bot=True, rules_name="classic")
+    assert isinstance(live, LiveGame) and live.vs_computer
+    for _ in range(3000):
+        if live.finished:
+            break
+        if live.on_turn == BOT:
+            assert await service.computer_step(live.id) is not None
+        else:
+            legal = live.match.game.legal_moves()
+            move = PASS if PASS in legal else legal[-1]
+            await service.play(live.id, ANN, move.text)
+    assert live.finished
+    assert (await service.storage.get_game(live.id)).status == "finished"  # type: ignore[union-attr]
+
+
+async def test_resign_and_claim(env) -> None:
+    service, clock, _ = env
+    live = await _challenge(service)
+    idle = live.on_turn
+    other = ANN if idle == BOB else BOB
+    with pytest.raises(UserError, match="still has time"):
+        await service.claim(live.id, other)
+    with pytest.raises(UserError, match="your own turn"):
+        await service.claim(live.id, idle)
+    clock.now += 259_201
+    outcome = await service.claim(live.id, other)
+    assert outcome.match_over and live.match.winner == live.seat_of(other)
+    with pytest.raises(UserError, match="over"):
+        await service.resign(live.id, other)
+
+
+async def test_autocomplete_sources_and_targets_match_the_engine(env) -> None:
+    service, _, _ = env
+    live = await _challenge(service, "classic")
+    player = live.on_turn
+    legal = set(live.match.game.legal_moves())
+    sources = service.legal_sources(live, player)
+    offered = set()
+    for source in sources:
+        offered.update(service.legal_targets(live, player, source.source_token))
+    assert offered == {m for m in legal if not m.is_pass}
+    other = ANN if player == BOB else BOB
+    assert service.legal_sources(live, other) == []

@@ -1,0 +1,1 @@
+"""End-to-end tests: real discord.py bots against the in-process fake Discord."""
