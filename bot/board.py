@@ -41,6 +41,7 @@ class BoardPublisher:
         self.delay = delay
         self._pending: dict[int, asyncio.Task[None]] = {}
         self._notes: dict[int, list[str]] = {}
+        self._shown: dict[int, list[str]] = {}  # notes on the current board message
         self._locks: dict[int, asyncio.Lock] = {}
 
     def request(self, game_id: int, note: str | None = None) -> None:
@@ -82,15 +83,22 @@ class BoardPublisher:
             view = live.match.game.public_view()  # taken at once: consistent
             info = board_info(live)
             png = await asyncio.to_thread(render_board, view, info)
-            notes = self._notes.pop(game_id, [])
-            payload = self._payload(live, png, notes)
+            pending = self._notes.pop(game_id, [])
             if not new_message and live.board_message_id and live.board_turn == key:
+                # Notes stay on the turn's message through later edits.
+                shown = self._shown.setdefault(game_id, [])
+                shown.extend(pending)
+                payload = self._payload(live, png, shown)
+                if not shown:
+                    del payload["content"]  # keep whatever the message said before a restart
                 try:
                     message = channel.get_partial_message(live.board_message_id)  # type: ignore[attr-defined]
                     file = payload.pop("file")
                     return await message.edit(attachments=[file], **payload)  # type: ignore[no-any-return]
                 except discord.NotFound:
-                    payload = self._payload(live, png, notes)
+                    pending = shown
+            self._shown[game_id] = list(pending)
+            payload = self._payload(live, png, pending)
             mention = live.on_turn if not live.finished and live.on_turn != self.bot.computer_id \
                 else None
             if mention:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -18,6 +20,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from .board import BoardPublisher
+from .cogs.games import EXPIRED
 from .config import Config
 from .service import GameService, LiveGame, MoveOutcome, UserError
 from .storage import Storage
@@ -67,12 +70,15 @@ class SpiteBot(commands.Bot):
     service: GameService
     boards: BoardPublisher
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, seed_source: Callable[[], int] | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
         intents = discord.Intents.default()
         intents.message_content = False
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,
                          help_command=None, tree_cls=SpiteTree)
         self.config = config
+        self._seed_source = seed_source
+        self._clock = clock or time.time
         self._computer_tasks: dict[int, asyncio.Task[None]] = {}
         self._ticker: asyncio.Task[None] | None = None
         self._claim_offered: set[int] = set()
@@ -91,8 +97,9 @@ class SpiteBot(commands.Bot):
     async def setup_hook(self) -> None:
         from .cogs.games import GamesCog
 
-        self.storage = await Storage.open(self.config.database)
-        self.service = GameService(self.storage, computer_id=self.computer_id)
+        self.storage = await Storage.open(self.config.database, self._clock)
+        self.service = GameService(self.storage, computer_id=self.computer_id, clock=self._clock,
+                                   seed_source=self._seed_source)
         self.service.listeners.append(self._on_game_change)
         self.boards = BoardPublisher(self, self.config.board_delay)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
@@ -120,8 +127,9 @@ class SpiteBot(commands.Bot):
     # ------------------------------------------------------------------ game flow
 
     async def game_started(self, live: LiveGame) -> None:
-        """A new game: post its board, and let the computer move if it starts."""
-        await self.boards.publish(live.id, new_message=True)
+        """A new game: post its board (soon, off the interaction), and let the computer move if
+        it starts."""
+        self.boards.request(live.id)
         self._maybe_computer(live)
 
     async def _on_game_change(self, outcome: MoveOutcome) -> None:
@@ -182,7 +190,7 @@ class SpiteBot(commands.Bot):
             with contextlib.suppress(discord.HTTPException):
                 channel = self.get_partial_messageable(row.channel_id)
                 await channel.get_partial_message(row.message_id).edit(
-                    content="⌛ This challenge expired.", embed=None,
+                    content=EXPIRED, embed=None,
                     view=challenge_controls(row.id, disabled=True),
                 )
         now = self.service.clock()

@@ -37,13 +37,17 @@ from engine.players import simple_move
 from .storage import ChallengeRow, GameRow, GuildSettings, Storage, StorageError
 from .text import describe_events, describe_history
 
-__all__ = ["GameService", "LiveGame", "MoveOutcome", "UserError"]
+__all__ = ["ChallengeExpired", "GameService", "LiveGame", "MoveOutcome", "UserError"]
 
 log = logging.getLogger(__name__)
 
 
 class UserError(Exception):
     """A refusal with a message for the user who asked (sent to him privately)."""
+
+
+class ChallengeExpired(UserError):
+    """The challenge ran out of time (its message should show that now)."""
 
 
 @dataclass(slots=True)
@@ -106,8 +110,11 @@ class GameService:
     """Challenges and games; every method may raise ``UserError``."""
 
     def __init__(self, storage: Storage, *, computer_id: int,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 seed_source: Callable[[], int] | None = None) -> None:
         self.storage = storage
+        # Deal seeds must stay secret (they fix every hidden card); tests may fix them.
+        self.new_seed = seed_source or (lambda: secrets.randbits(62))
         self.computer_id = computer_id
         self.clock = clock
         self._live: dict[int, LiveGame] = {}
@@ -206,7 +213,7 @@ class GameService:
             except ValueError:
                 raise UserError("This challenge's terms are damaged; please challenge again.") \
                     from None
-            match, _ = Match.new(rules, secrets.randbits(62))
+            match, _ = Match.new(rules, self.new_seed())
             game_id = await self.storage.accept_challenge(
                 challenge_id,
                 players=(row.challenger_id, row.opponent_id),
@@ -245,7 +252,7 @@ class GameService:
             raise UserError(f"This challenge is no longer open (it was {row.status}).")
         if row.expires_at <= self.clock():
             await self.storage.settle_challenge(challenge_id, "expired")
-            raise UserError("This challenge has expired. Challenge again if you like.")
+            raise ChallengeExpired("This challenge has expired. Challenge again if you like.")
         return row
 
     async def expire_due(self) -> list[ChallengeRow]:
@@ -271,7 +278,7 @@ class GameService:
         *,
         vs_computer: bool,
     ) -> LiveGame:
-        match, _ = Match.new(rules, secrets.randbits(62))
+        match, _ = Match.new(rules, self.new_seed())
         game_id = await self.storage.create_game(
             guild_id=guild_id,
             channel_id=channel_id,

@@ -16,7 +16,7 @@ from discord.ext import commands
 
 from engine import RuleSet
 
-from ..service import LiveGame, UserError, parse_target_token
+from ..service import ChallengeExpired, LiveGame, UserError, parse_target_token
 from ..storage import ChallengeRow, GuildSettings
 from ..text import HELP_TEXT, rules_text, source_label, target_label
 from ..ui import ResignButton, challenge_controls, hand_payload, reply_error
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 __all__ = ["GamesCog"]
 
 log = logging.getLogger(__name__)
+
+EXPIRED = "⌛ This challenge expired."
 
 RULE_CHOICES = [Choice(name="kings (Kings wild, to 50 points)", value="kings"),
                 Choice(name="classic (card-book rules with jokers)", value="classic")]
@@ -117,6 +119,11 @@ class GamesCog(commands.Cog):
                 row = await self.service.cancel(challenge_id, user)
                 text = f"<@{row.challenger_id}> withdrew the challenge."
                 live = None
+        except ChallengeExpired as exc:
+            await interaction.response.edit_message(
+                content=EXPIRED, embed=None, view=challenge_controls(challenge_id, disabled=True))
+            await reply_error(interaction, str(exc))
+            return
         except UserError as exc:
             await reply_error(interaction, str(exc))
             return

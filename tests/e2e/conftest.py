@@ -1,0 +1,120 @@
+"""Fixtures for the end-to-end tests: the real bot against the local fake Discord."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import re
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.client import SpiteBot
+from bot.config import Config
+from tests.fakediscord import FakeDiscord, start_bot
+from tests.fakediscord import fixtures as _fixtures
+from tests.fakediscord.models import FakeMessage
+
+fake_discord = _fixtures.fake_discord
+no_error_logs = _fixtures.no_error_logs
+
+
+class Clock:
+    """A clock the test moves by hand (reminders, claims, expiry)."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class World:
+    """The fake Discord, the running bot and its people."""
+
+    fake: FakeDiscord
+    db: Path
+    clock: Clock
+    seeds: Callable[[], int]
+    bot: SpiteBot | None = None
+    handles: list[Any] = field(default_factory=list)
+
+    @property
+    def guild(self) -> Any:
+        return self.fake.guild
+
+    @property
+    def channel(self) -> Any:
+        return self.fake.guild.channel("general")
+
+    @property
+    def alice(self) -> Any:
+        return self.fake.guild.member("alice")
+
+    @property
+    def bob(self) -> Any:
+        return self.fake.guild.member("bob")
+
+    async def start(self) -> SpiteBot:
+        config = Config(token=self.fake.token, database=str(self.db), board_delay=0.01,
+                        computer_delay=0.0, tick=3600)
+        bot = SpiteBot(config, seed_source=self.seeds, clock=self.clock)
+        handle = await start_bot(self.fake, bot)
+        self.bot = bot
+        self.handles.append(handle)
+        return bot
+
+    async def stop(self) -> None:
+        if self.handles:
+            await self.handles.pop().stop()
+        self.bot = None
+
+    def public(self) -> list[FakeMessage]:
+        return [m for m in self.fake.messages(self.channel) if not m.ephemeral]
+
+    def boards(self) -> list[FakeMessage]:
+        return [m for m in self.public() if any(c.startswith("sm:hand:") for c in m.custom_ids())
+                or (m.embeds and "Spite & Malice ·" in m.embeds[0].get("title", ""))]
+
+    async def settle(self) -> None:
+        """Wait until the bot has no board update or computer move pending."""
+        assert self.bot is not None
+        bot = self.bot
+
+        def idle() -> bool:
+            return not bot.boards._pending and not bot._computer_tasks
+        # Callbacks may still be finishing after their reply was sent: let them schedule work.
+        for _ in range(3):
+            await asyncio.sleep(0.03)
+            await self.fake.wait_for(idle, timeout=20, description="bot idle")
+            await bot.boards.flush()
+
+
+@pytest.fixture
+async def world(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[World]:
+    counter = itertools.count(11)
+    w = World(fake_discord, tmp_path / "bot.sqlite3", Clock(), lambda: next(counter))
+    await w.start()
+    try:
+        yield w
+    finally:
+        while w.handles:
+            await w.stop()
+
+
+def select_options(message: FakeMessage) -> list[dict[str, Any]]:
+    """The options of the card menu of a private hand."""
+    for comp in message.iter_components():
+        if comp.get("type") == 3 and str(comp.get("custom_id", "")).startswith("sm:src:"):
+            return list(comp.get("options", []))
+    return []
+
+
+def option_targets(option: dict[str, Any]) -> list[str]:
+    """The targets listed in a card-menu option's description (``to C1, S2``)."""
+    text = str(option.get("description", "")).split("to ", 1)[-1]
+    return re.findall(r"\b[CS]\d\b", text)
