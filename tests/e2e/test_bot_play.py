@@ -111,10 +111,9 @@ async def play_through(world: World, *, max_moves: int = 1500, check_every: int 
     game_number = live.match.games_dealt
     users = {world.alice.id: world.alice, world.bob.id: world.bob}
     current: dict[int, FakeMessage] = {}
-    moves = 0
     for step in range(max_moves):
         if live.match.games_dealt != game_number or live.finished:
-            return moves
+            return step
         user = users[live.on_turn]
         message = current.get(user.id)
         if message is None or not select_options(message) and "pass" not in " ".join(
@@ -162,7 +161,6 @@ async def play_through(world: World, *, max_moves: int = 1500, check_every: int 
             reply = await inter.message()
             assert reply.ephemeral and "✅" in reply.content, reply.content
             current[user.id] = reply
-        moves += 1
         if step % check_every == 0:
             await world.settle()
             assert_no_hidden_card_in_public(world)
