@@ -22,6 +22,7 @@ from discord.ext import commands
 from .board import BoardPublisher
 from .cogs.games import EXPIRED
 from .config import Config
+from .ledger import LedgerService
 from .service import GameService, LiveGame, MoveOutcome, UserError
 from .storage import Storage
 from .text import result_text
@@ -68,6 +69,7 @@ class SpiteBot(commands.Bot):
 
     storage: Storage
     service: GameService
+    ledger: LedgerService
     boards: BoardPublisher
 
     def __init__(self, config: Config, *, seed_source: Callable[[], int] | None = None,
@@ -82,6 +84,7 @@ class SpiteBot(commands.Bot):
         self._computer_tasks: dict[int, asyncio.Task[None]] = {}
         self._ticker: asyncio.Task[None] | None = None
         self._claim_offered: set[int] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     @property
     def computer_id(self) -> int:
@@ -96,14 +99,18 @@ class SpiteBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         from .cogs.games import GamesCog
+        from .cogs.money import DYNAMIC_ITEMS as MONEY_ITEMS
+        from .cogs.money import MoneyCog
 
         self.storage = await Storage.open(self.config.database, self._clock)
         self.service = GameService(self.storage, computer_id=self.computer_id, clock=self._clock,
                                    seed_source=self._seed_source)
         self.service.listeners.append(self._on_game_change)
         self.boards = BoardPublisher(self, self.config.board_delay)
-        self.add_dynamic_items(*DYNAMIC_ITEMS)
+        self.ledger = LedgerService(self.storage)
+        self.add_dynamic_items(*DYNAMIC_ITEMS, *MONEY_ITEMS)
         await self.add_cog(GamesCog(self))
+        await self.add_cog(MoneyCog(self))
         if self.config.guild_id:
             guild = discord.Object(id=self.config.guild_id)
             self.tree.copy_global_to(guild=guild)
@@ -144,6 +151,13 @@ class SpiteBot(commands.Bot):
                 note = (note or "") + f" Game {live.match.games_dealt} is dealt."
         self.boards.request(live.id, note)
         self._maybe_computer(live)
+        if outcome.match_over and not live.vs_computer:
+            self._background(self.ledger.update_ratings(live.guild_id), f"ratings-{live.id}")
+
+    def _background(self, coro: Any, name: str) -> None:
+        task = asyncio.create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _maybe_computer(self, live: LiveGame) -> None:
         if not live.vs_computer or live.finished or live.on_turn != self.computer_id:
@@ -175,6 +189,8 @@ class SpiteBot(commands.Bot):
         await self.wait_until_ready()
         for live in await self.service.active_games():
             self._maybe_computer(live)  # a restart must not leave the computer's turn hanging
+        for guild in self.guilds:
+            await self.ledger.update_ratings(guild.id)  # games finished before a crash
         while not self.is_closed():
             try:
                 await self.tick()

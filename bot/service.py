@@ -34,6 +34,7 @@ from engine import (
 from engine.moves import parse_source, parse_target
 from engine.players import simple_move
 
+from .stakes import game_entry
 from .storage import ChallengeRow, GameRow, GuildSettings, Storage, StorageError
 from .text import describe_events, describe_history
 
@@ -68,6 +69,9 @@ class LiveGame:
     reminded_at: float | None
     finished: bool
     last_moves: list[str] = field(default_factory=list)
+    stake_cents: int = 0
+    per_card_cents: int = 0
+    currency: str = "$"
     """Public lines about the latest moves, oldest first (for the board)."""
 
     def seat_of(self, user_id: int) -> int | None:
@@ -159,14 +163,23 @@ class GameService:
         opponent_is_bot: bool,
         rules_name: str | None,
         names: tuple[str, str] = ("Player 1", "Player 2"),
+        stakes: tuple[int, int] = (0, 0),
+        target: int | None = None,
     ) -> ChallengeRow | LiveGame:
-        """Open a challenge, or start a game at once when the computer is challenged."""
+        """Open a challenge, or start a game at once when the computer is challenged.
+
+        ``stakes`` (flat, per card) in cents and the match ``target`` are fixed now.
+        """
         if opponent_id == challenger_id:
             raise UserError("You can't challenge yourself. Challenge a friend, or me for practice.")
         if opponent_is_bot and opponent_id != self.computer_id:
             raise UserError("Other bots can't play. Challenge a person, or me for practice.")
         settings = await self.storage.get_settings(guild_id)
         rules = self.rules_for(settings, rules_name)
+        if target is not None:
+            if not 1 <= target <= 1000:
+                raise UserError("A match target must be between 1 and 1000 points.")
+            rules = rules.with_options(match_target=target)
         existing = await self.storage.open_between(channel_id, challenger_id, opponent_id)
         if existing == "game":
             raise UserError("You already have a game going with them in this channel. "
@@ -174,6 +187,9 @@ class GameService:
         if existing == "challenge":
             raise UserError("There's already an open challenge between you two in this channel.")
         if opponent_id == self.computer_id:
+            if any(stakes):
+                raise UserError("The computer doesn't play for money: challenge it without "
+                                "stakes.")
             return await self._start_game(
                 guild_id, channel_id, (challenger_id, opponent_id), names, rules,
                 vs_computer=True,
@@ -186,6 +202,9 @@ class GameService:
             names=names,
             rules=rules.to_dict(),
             expires_at=self.clock() + settings.challenge_expiry_s,
+            stake_cents=stakes[0],
+            per_card_cents=stakes[1],
+            currency=settings.currency,
         )
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
@@ -435,9 +454,11 @@ class GameService:
             new_game = True
         finished = match.is_over
         result = None
+        entry = None
         if finished:
             result = {"winner": match.winner, "scores": list(match.scores),
                       "games": len(match.results), "resigned": match.resigned}
+            entry = game_entry(live, match)
         try:
             saved = await self.storage.save_moves(
                 live.id,
@@ -447,6 +468,7 @@ class GameService:
                 finished=finished,
                 result=result,
                 turn_passed=turn_passed,
+                entry=entry,
             )
         except Exception:
             log.exception("game %s: saving a move failed", live.id)
@@ -549,4 +571,7 @@ def _live_from_row(row: GameRow) -> LiveGame:
         reminded_at=row.reminded_at,
         finished=row.status == "finished",
         last_moves=describe_history(row.names, match.game.history[-6:]),
+        stake_cents=row.stake_cents,
+        per_card_cents=row.per_card_cents,
+        currency=row.currency,
     )

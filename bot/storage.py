@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -21,7 +22,10 @@ import aiosqlite
 
 __all__ = [
     "ChallengeRow",
+    "GameEntry",
     "GameRow",
+    "LedgerRow",
+    "SettlementRow",
     "GuildSettings",
     "Storage",
     "StorageError",
@@ -92,6 +96,94 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (game_id, seq)
     );
     """,
+    # 2: stakes, the append-only ledger, its running summaries, ratings, settlements.
+    """
+    ALTER TABLE guild_settings ADD COLUMN currency TEXT NOT NULL DEFAULT '$';
+    ALTER TABLE guild_settings ADD COLUMN points_only INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE guild_settings ADD COLUMN stake_kings INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE guild_settings ADD COLUMN per_card_kings INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE guild_settings ADD COLUMN stake_classic INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE guild_settings ADD COLUMN per_card_classic INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE challenges ADD COLUMN stake_cents INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE challenges ADD COLUMN per_card_cents INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE challenges ADD COLUMN currency TEXT NOT NULL DEFAULT '$';
+    ALTER TABLE games ADD COLUMN stake_cents INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE games ADD COLUMN per_card_cents INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE games ADD COLUMN currency TEXT NOT NULL DEFAULT '$';
+    CREATE TABLE ledger (
+        id            INTEGER PRIMARY KEY,
+        guild_id      INTEGER NOT NULL,
+        kind          TEXT    NOT NULL CHECK (kind IN ('game', 'payment', 'forgive', 'void')),
+        debtor_id     INTEGER NOT NULL,
+        creditor_id   INTEGER NOT NULL,
+        amount_cents  INTEGER NOT NULL CHECK (amount_cents >= 0),
+        game_id       INTEGER REFERENCES games (id),
+        rules         TEXT,
+        winner_id     INTEGER,
+        margin        INTEGER,
+        voids_id      INTEGER REFERENCES ledger (id),
+        note          TEXT,
+        created_by    INTEGER,
+        created_at    REAL    NOT NULL
+    );
+    CREATE UNIQUE INDEX ledger_one_per_game ON ledger (game_id) WHERE kind = 'game';
+    CREATE UNIQUE INDEX ledger_one_void ON ledger (voids_id) WHERE voids_id IS NOT NULL;
+    CREATE INDEX ledger_debtor ON ledger (guild_id, debtor_id, creditor_id, id);
+    CREATE INDEX ledger_creditor ON ledger (guild_id, creditor_id, debtor_id, id);
+    CREATE INDEX ledger_games ON ledger (guild_id, kind, id);
+    CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger
+    BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+    CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
+    BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+    CREATE TABLE pair_balances (
+        guild_id     INTEGER NOT NULL,
+        low_id       INTEGER NOT NULL,
+        high_id      INTEGER NOT NULL,
+        owed_cents   INTEGER NOT NULL DEFAULT 0,
+        games        INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild_id, low_id, high_id)
+    );
+    CREATE INDEX pair_balances_high ON pair_balances (guild_id, high_id);
+    CREATE TABLE player_stats (
+        guild_id     INTEGER NOT NULL,
+        user_id      INTEGER NOT NULL,
+        rules        TEXT    NOT NULL,
+        games        INTEGER NOT NULL DEFAULT 0,
+        wins         INTEGER NOT NULL DEFAULT 0,
+        losses       INTEGER NOT NULL DEFAULT 0,
+        ties         INTEGER NOT NULL DEFAULT 0,
+        net_cents    INTEGER NOT NULL DEFAULT 0,
+        margin_sum   INTEGER NOT NULL DEFAULT 0,
+        best_margin  INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild_id, user_id, rules)
+    );
+    CREATE TABLE ratings (
+        guild_id     INTEGER NOT NULL,
+        user_id      INTEGER NOT NULL,
+        rules        TEXT    NOT NULL,
+        mu           REAL    NOT NULL,
+        sigma        REAL    NOT NULL,
+        games        INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild_id, user_id, rules)
+    );
+    CREATE TABLE rating_progress (
+        guild_id       INTEGER PRIMARY KEY,
+        last_ledger_id INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE settlements (
+        id            INTEGER PRIMARY KEY,
+        guild_id      INTEGER NOT NULL,
+        channel_id    INTEGER NOT NULL,
+        payer_id      INTEGER NOT NULL,
+        payee_id      INTEGER NOT NULL,
+        amount_cents  INTEGER NOT NULL CHECK (amount_cents > 0),
+        status        TEXT    NOT NULL DEFAULT 'open'
+                      CHECK (status IN ('open', 'confirmed', 'refused', 'expired')),
+        created_at    REAL    NOT NULL,
+        expires_at    REAL    NOT NULL,
+        ledger_id     INTEGER REFERENCES ledger (id)
+    );
+    """,
 )
 
 
@@ -106,6 +198,18 @@ class GuildSettings:
     challenge_expiry_s: int = 900
     reminder_s: int = 43_200
     claim_s: int = 259_200
+    currency: str = "$"
+    points_only: bool = False
+    stake_kings: int = 0
+    per_card_kings: int = 0
+    stake_classic: int = 0
+    per_card_classic: int = 0
+
+    def default_stakes(self, rules: str) -> tuple[int, int]:
+        """(flat stake, per card) in cents for new challenges of ``rules``."""
+        if rules == "classic":
+            return self.stake_classic, self.per_card_classic
+        return self.stake_kings, self.per_card_kings
 
 
 SETTING_COLUMNS = (
@@ -115,6 +219,12 @@ SETTING_COLUMNS = (
     "challenge_expiry_s",
     "reminder_s",
     "claim_s",
+    "currency",
+    "points_only",
+    "stake_kings",
+    "per_card_kings",
+    "stake_classic",
+    "per_card_classic",
 )
 
 
@@ -134,6 +244,9 @@ class ChallengeRow:
     created_at: float
     expires_at: float
     game_id: int | None
+    stake_cents: int = 0
+    per_card_cents: int = 0
+    currency: str = "$"
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +270,59 @@ class GameRow:
     turn_started_at: float
     reminded_at: float | None
     result: dict[str, Any] | None
+    stake_cents: int = 0
+    per_card_cents: int = 0
+    currency: str = "$"
+
+
+@dataclass(frozen=True, slots=True)
+class GameEntry:
+    """The ledger line of a finished game: the loser (debtor) owes the winner (creditor)."""
+
+    guild_id: int
+    game_id: int
+    debtor_id: int
+    creditor_id: int
+    amount_cents: int
+    rules: str
+    winner_id: int | None
+    margin: int
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerRow:
+    """One line of the ledger: ``debtor`` owes ``creditor`` ``amount_cents`` more after it."""
+
+    id: int
+    guild_id: int
+    kind: str
+    debtor_id: int
+    creditor_id: int
+    amount_cents: int
+    game_id: int | None
+    rules: str | None
+    winner_id: int | None
+    margin: int | None
+    voids_id: int | None
+    note: str | None
+    created_by: int | None
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class SettlementRow:
+    """A payment waiting for the payee's confirmation."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    payer_id: int
+    payee_id: int
+    amount_cents: int
+    status: str
+    created_at: float
+    expires_at: float
+    ledger_id: int | None
 
 
 def _loads(text: str | None, what: str) -> Any:
@@ -268,6 +434,12 @@ class Storage:
             challenge_expiry_s=int(row["challenge_expiry_s"]),
             reminder_s=int(row["reminder_s"]),
             claim_s=int(row["claim_s"]),
+            currency=str(row["currency"]),
+            points_only=bool(row["points_only"]),
+            stake_kings=int(row["stake_kings"]),
+            per_card_kings=int(row["per_card_kings"]),
+            stake_classic=int(row["stake_classic"]),
+            per_card_classic=int(row["per_card_classic"]),
         )
 
     @_serialised
@@ -300,14 +472,18 @@ class Storage:
         names: tuple[str, str],
         rules: dict[str, Any],
         expires_at: float,
+        stake_cents: int = 0,
+        per_card_cents: int = 0,
+        currency: str = "$",
     ) -> ChallengeRow:
         """Record a new open challenge (``names``: challenger's and opponent's)."""
         now = self.clock()
         async with self._db.execute(
             "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, names, "
-            "rules, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "rules, created_at, expires_at, stake_cents, per_card_cents, currency) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (guild_id, channel_id, challenger_id, opponent_id, json.dumps(list(names)),
-             json.dumps(rules), now, expires_at),
+             json.dumps(rules), now, expires_at, stake_cents, per_card_cents, currency),
         ) as cur:
             challenge_id = cur.lastrowid
         assert challenge_id is not None
@@ -360,7 +536,8 @@ class Storage:
         await self._db.execute("BEGIN IMMEDIATE")
         try:
             async with self._db.execute(
-                "SELECT guild_id, channel_id FROM challenges WHERE id = ? AND status = 'open'",
+                "SELECT guild_id, channel_id, stake_cents, per_card_cents, currency "
+                "FROM challenges WHERE id = ? AND status = 'open'",
                 (challenge_id,),
             ) as cur:
                 row = await cur.fetchone()
@@ -368,7 +545,8 @@ class Storage:
                 await self._db.execute("ROLLBACK")
                 return None
             game_id = await self._insert_game(
-                row["guild_id"], row["channel_id"], players, names, rules, state, vs_computer
+                row["guild_id"], row["channel_id"], players, names, rules, state, vs_computer,
+                (row["stake_cents"], row["per_card_cents"], row["currency"]),
             )
             await self._db.execute(
                 "UPDATE challenges SET status = 'accepted', game_id = ? WHERE id = ?",
@@ -443,14 +621,15 @@ class Storage:
         rules: dict[str, Any],
         state: dict[str, Any],
         vs_computer: bool,
+        stakes: tuple[int, int, str] = (0, 0, "$"),
     ) -> int:
         now = self.clock()
         async with self._db.execute(
             "INSERT INTO games (guild_id, channel_id, player0_id, player1_id, names, vs_computer, "
-            "rules, state, created_at, updated_at, turn_started_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "rules, state, created_at, updated_at, turn_started_at, stake_cents, per_card_cents, "
+            "currency) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (guild_id, channel_id, players[0], players[1], json.dumps(list(names)),
-             int(vs_computer), json.dumps(rules), json.dumps(state), now, now, now),
+             int(vs_computer), json.dumps(rules), json.dumps(state), now, now, now, *stakes),
         ) as cur:
             game_id = cur.lastrowid
         assert game_id is not None
@@ -474,11 +653,14 @@ class Storage:
         finished: bool,
         result: dict[str, Any] | None,
         turn_passed: bool,
+        entry: GameEntry | None = None,
     ) -> bool:
         """Save a game's new state and its move log entries in one transaction.
 
         ``moves`` are (seat, user id, notation). The save succeeds only if the stored version is
         still ``expected_version`` (so a move is never applied twice); it returns False otherwise.
+        A finished game's ledger ``entry`` is written in the same transaction (at most one per
+        game: the database refuses a second).
         """
         now = self.clock()
         new_version = expected_version + len(moves)
@@ -502,6 +684,8 @@ class Storage:
                 [(game_id, expected_version + i + 1, seat, user, text, now)
                  for i, (seat, user, text) in enumerate(moves)],
             )
+            if entry is not None:
+                await self._insert_game_entry(entry, now)
             await self._db.execute("COMMIT")
             return True
         except BaseException:
@@ -567,6 +751,364 @@ class Storage:
         return out
 
 
+    # ------------------------------------------------------------------ the ledger
+
+    async def _insert_game_entry(self, entry: GameEntry, now: float) -> int:
+        async with self._db.execute(
+            "INSERT INTO ledger (guild_id, kind, debtor_id, creditor_id, amount_cents, game_id, "
+            "rules, winner_id, margin, created_at) VALUES (?, 'game', ?, ?, ?, ?, ?, ?, ?, ?)",
+            (entry.guild_id, entry.debtor_id, entry.creditor_id, entry.amount_cents,
+             entry.game_id, entry.rules, entry.winner_id, entry.margin, now),
+        ) as cur:
+            entry_id = cur.lastrowid
+        assert entry_id is not None
+        await self._apply_to_summaries(entry.guild_id, entry.debtor_id, entry.creditor_id,
+                                       entry.amount_cents, game=(entry.rules, entry.winner_id,
+                                                                 entry.margin), sign=1)
+        return entry_id
+
+    async def _apply_to_summaries(
+        self, guild_id: int, debtor: int, creditor: int, amount: int,
+        game: tuple[str, int | None, int] | None, sign: int,
+    ) -> None:
+        """Keep the running summaries equal to the sum of the ledger (``sign`` -1 reverses)."""
+        low, high = min(debtor, creditor), max(debtor, creditor)
+        owed = amount if debtor == low else -amount
+        games = sign if game is not None else 0
+        await self._db.execute(
+            "INSERT INTO pair_balances (guild_id, low_id, high_id, owed_cents, games) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (guild_id, low_id, high_id) DO UPDATE SET "
+            "owed_cents = owed_cents + excluded.owed_cents, games = games + excluded.games",
+            (guild_id, low, high, owed * sign, games),
+        )
+        if game is None:
+            return
+        rules, winner, margin = game
+        for user in (debtor, creditor):
+            if winner is None:
+                wins, losses, ties, net, margin_add = 0, 0, 1, 0, 0
+            elif user == winner:
+                wins, losses, ties, net, margin_add = 1, 0, 0, amount, margin
+            else:
+                wins, losses, ties, net, margin_add = 0, 1, 0, -amount, 0
+            await self._db.execute(
+                "INSERT INTO player_stats (guild_id, user_id, rules, games, wins, losses, ties, "
+                "net_cents, margin_sum, best_margin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (guild_id, user_id, rules) DO UPDATE SET "
+                "games = games + excluded.games, wins = wins + excluded.wins, "
+                "losses = losses + excluded.losses, ties = ties + excluded.ties, "
+                "net_cents = net_cents + excluded.net_cents, "
+                "margin_sum = margin_sum + excluded.margin_sum, "
+                "best_margin = MAX(best_margin, excluded.best_margin)",
+                (guild_id, user, rules, sign, sign * wins, sign * losses, sign * ties,
+                 sign * net, sign * margin_add, margin_add if sign > 0 else 0),
+            )
+        if sign < 0 and winner is not None:
+            # A best win can't be taken back by arithmetic: look it up again.
+            await self._db.execute(
+                "UPDATE player_stats SET best_margin = COALESCE((SELECT MAX(l.margin) FROM "
+                "ledger l WHERE l.guild_id = ? AND l.kind = 'game' AND l.winner_id = ? AND "
+                "l.rules = ? AND NOT EXISTS (SELECT 1 FROM ledger v WHERE v.voids_id = l.id)), 0) "
+                "WHERE guild_id = ? AND user_id = ? AND rules = ?",
+                (guild_id, winner, rules, guild_id, winner, rules),
+            )
+
+    @_serialised
+    async def add_entry(
+        self, *, guild_id: int, kind: str, debtor_id: int, creditor_id: int, amount_cents: int,
+        note: str | None, created_by: int | None, voids_id: int | None = None,
+        settlement_id: int | None = None,
+    ) -> LedgerRow | None:
+        """Append a payment, forgiveness or void; returns it (``None`` if it was already done:
+        a void of a voided entry, or a settlement no longer open)."""
+        if kind not in ("payment", "forgive", "void"):
+            raise ValueError(kind)
+        now = self.clock()
+        await self._db.execute("BEGIN IMMEDIATE")
+        try:
+            game: tuple[str, int | None, int] | None = None
+            original: aiosqlite.Row | None = None
+            if settlement_id is not None:
+                cur = await self._db.execute(
+                    "UPDATE settlements SET status = 'confirmed' WHERE id = ? AND status = 'open'",
+                    (settlement_id,))
+                if cur.rowcount != 1:
+                    await self._db.execute("ROLLBACK")
+                    return None
+            if voids_id is not None:
+                async with self._db.execute(
+                    "SELECT * FROM ledger WHERE id = ? AND guild_id = ? AND kind = 'game' AND "
+                    "NOT EXISTS (SELECT 1 FROM ledger v WHERE v.voids_id = ledger.id)",
+                    (voids_id, guild_id),
+                ) as cur:
+                    original = await cur.fetchone()
+                if original is None:
+                    await self._db.execute("ROLLBACK")
+                    return None
+                game = (original["rules"], original["winner_id"], original["margin"] or 0)
+            copied = (None, None, None, None)
+            if original is not None:
+                copied = (original["game_id"], original["rules"], original["winner_id"],
+                          original["margin"])
+            async with self._db.execute(
+                "INSERT INTO ledger (guild_id, kind, debtor_id, creditor_id, amount_cents, "
+                "voids_id, note, created_by, created_at, game_id, rules, winner_id, margin) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (guild_id, kind, debtor_id, creditor_id, amount_cents, voids_id, note,
+                 created_by, now, *copied),
+            ) as cur:
+                entry_id = cur.lastrowid
+            assert entry_id is not None
+            if settlement_id is not None:
+                await self._db.execute("UPDATE settlements SET ledger_id = ? WHERE id = ?",
+                                       (entry_id, settlement_id))
+            if game is not None:
+                # Undo the voided game: the debtor of the void is the original winner.
+                await self._apply_to_summaries(guild_id, creditor_id, debtor_id, amount_cents,
+                                               game=game, sign=-1)
+            else:
+                await self._apply_to_summaries(guild_id, debtor_id, creditor_id, amount_cents,
+                                               game=None, sign=1)
+            await self._db.execute("COMMIT")
+        except BaseException:
+            await self._db.execute("ROLLBACK")
+            raise
+        async with self._db.execute("SELECT * FROM ledger WHERE id = ?", (entry_id,)) as cur:
+            row = await cur.fetchone()
+        assert row is not None
+        return _ledger(row)
+
+    @_serialised
+    async def ledger_entry(self, entry_id: int) -> LedgerRow | None:
+        """One ledger line."""
+        async with self._db.execute("SELECT * FROM ledger WHERE id = ?", (entry_id,)) as cur:
+            row = await cur.fetchone()
+        return None if row is None else _ledger(row)
+
+    @_serialised
+    async def game_entry(self, guild_id: int, game_id: int) -> LedgerRow | None:
+        """The ledger line of a game, or ``None``."""
+        async with self._db.execute(
+            "SELECT * FROM ledger WHERE guild_id = ? AND game_id = ? AND kind = 'game'",
+            (guild_id, game_id),
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None else _ledger(row)
+
+    @_serialised
+    async def balances(self, guild_id: int, user_id: int) -> list[tuple[int, int, int]]:
+        """(other user, cents ``user_id`` owes them (negative: they owe), games), largest first."""
+        async with self._db.execute(
+            "SELECT high_id AS other, owed_cents AS owed, games FROM pair_balances "
+            "WHERE guild_id = ? AND low_id = ? UNION ALL "
+            "SELECT low_id AS other, -owed_cents AS owed, games FROM pair_balances "
+            "WHERE guild_id = ? AND high_id = ? ORDER BY ABS(owed) DESC, games DESC",
+            (guild_id, user_id, guild_id, user_id),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [(int(r["other"]), int(r["owed"]), int(r["games"])) for r in rows]
+
+    @_serialised
+    async def pair_balance(self, guild_id: int, a: int, b: int) -> int:
+        """Cents ``a`` owes ``b`` (negative: ``b`` owes ``a``)."""
+        low, high = min(a, b), max(a, b)
+        async with self._db.execute(
+            "SELECT owed_cents FROM pair_balances "
+            "WHERE guild_id = ? AND low_id = ? AND high_id = ?",
+            (guild_id, low, high),
+        ) as cur:
+            row = await cur.fetchone()
+        owed = int(row["owed_cents"]) if row else 0
+        return owed if a == low else -owed
+
+    @_serialised
+    async def pair_entries(
+        self, guild_id: int, a: int, b: int, *, offset: int = 0, limit: int | None = None,
+    ) -> tuple[list[tuple[LedgerRow, int]], int]:
+        """Lines between ``a`` and ``b``, newest first, each with the running balance (cents
+        ``a`` owes ``b`` after it); and how many lines there are in all."""
+        where = ("guild_id = ? AND ((debtor_id = ? AND creditor_id = ?) OR "
+                 "(debtor_id = ? AND creditor_id = ?))")
+        args = (guild_id, a, b, b, a)
+        async with self._db.execute(f"SELECT COUNT(*) FROM ledger WHERE {where}", args) as cur:
+            total_row = await cur.fetchone()
+        total = int(total_row[0]) if total_row else 0
+        sql = (f"SELECT *, SUM(CASE WHEN debtor_id = ? THEN amount_cents ELSE -amount_cents END) "
+               f"OVER (ORDER BY id) AS running FROM ledger WHERE {where} ORDER BY id DESC")
+        params: list[Any] = [a, *args]
+        if limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            params += [limit, offset]
+        async with self._db.execute(sql, params) as cur:
+            rows = await cur.fetchall()
+        return [(_ledger(r), int(r["running"])) for r in rows], total
+
+    @_serialised
+    async def leaderboard(
+        self, guild_id: int, order: str, rules: str | None, min_games: int,
+    ) -> list[tuple[int, int, int, int, int, int]]:
+        """(user, games, wins, losses, ties, net cents) by ``order`` (net, wins or win_rate)."""
+        rule_filter = "" if rules is None else "AND rules = ?"
+        args: list[Any] = [guild_id] + ([rules] if rules else [])
+        key = {"net": "net DESC, wins DESC", "wins": "wins DESC, net DESC",
+               "win_rate": "CAST(wins AS REAL) / MAX(1, wins + losses) DESC, wins DESC"}[order]
+        async with self._db.execute(
+            f"SELECT user_id, SUM(games) AS games, SUM(wins) AS wins, SUM(losses) AS losses, "
+            f"SUM(ties) AS ties, SUM(net_cents) AS net FROM player_stats "
+            f"WHERE guild_id = ? {rule_filter} GROUP BY user_id HAVING SUM(games) >= ? "
+            f"AND SUM(games) > 0 ORDER BY {key}, user_id",
+            (*args, min_games),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [(int(r["user_id"]), int(r["games"]), int(r["wins"]), int(r["losses"]),
+                 int(r["ties"]), int(r["net"])) for r in rows]
+
+    @_serialised
+    async def player_stats(self, guild_id: int, user_id: int) -> dict[str, dict[str, int]]:
+        """Per rule set: games, wins, losses, ties, net_cents, margin_sum, best_margin."""
+        async with self._db.execute(
+            "SELECT * FROM player_stats WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
+        ) as cur:
+            rows = await cur.fetchall()
+        return {r["rules"]: {k: int(r[k]) for k in ("games", "wins", "losses", "ties",
+                                                    "net_cents", "margin_sum", "best_margin")}
+                for r in rows}
+
+    @_serialised
+    async def recent_results(self, guild_id: int, user_id: int, limit: int = 200
+                             ) -> list[int | None]:
+        """Winners of the user's latest games (newest first), voided games left out."""
+        async with self._db.execute(
+            "SELECT winner_id FROM ledger l WHERE guild_id = ? AND kind = 'game' AND "
+            "(debtor_id = ? OR creditor_id = ?) AND NOT EXISTS "
+            "(SELECT 1 FROM ledger v WHERE v.voids_id = l.id) ORDER BY id DESC LIMIT ?",
+            (guild_id, user_id, user_id, limit),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [r["winner_id"] for r in rows]
+
+    @_serialised
+    async def money_series(self, guild_id: int, user_id: int) -> list[tuple[float, int]]:
+        """(time, change in cents) of every game and void line of the user, oldest first."""
+        async with self._db.execute(
+            "SELECT created_at, CASE WHEN creditor_id = ? THEN amount_cents ELSE -amount_cents "
+            "END AS delta FROM ledger WHERE guild_id = ? AND kind IN ('game', 'void') AND "
+            "(debtor_id = ? OR creditor_id = ?) ORDER BY id",
+            (user_id, guild_id, user_id, user_id),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [(float(r["created_at"]), int(r["delta"])) for r in rows]
+
+    # ------------------------------------------------------------------ ratings
+
+    @_serialised
+    async def unrated_games(self, guild_id: int) -> list[LedgerRow]:
+        """Game and void lines not yet applied to the ratings, oldest first."""
+        async with self._db.execute(
+            "SELECT l.* FROM ledger l WHERE l.guild_id = ? AND l.kind IN ('game', 'void') AND "
+            "l.id > COALESCE((SELECT last_ledger_id FROM rating_progress WHERE guild_id = ?), 0) "
+            "ORDER BY l.id",
+            (guild_id, guild_id),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [_ledger(r) for r in rows]
+
+    @_serialised
+    async def rated_history(self, guild_id: int) -> list[LedgerRow]:
+        """Every game line that has not been voided, oldest first (to recompute ratings)."""
+        async with self._db.execute(
+            "SELECT * FROM ledger l WHERE guild_id = ? AND kind = 'game' AND NOT EXISTS "
+            "(SELECT 1 FROM ledger v WHERE v.voids_id = l.id) ORDER BY id",
+            (guild_id,),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [_ledger(r) for r in rows]
+
+    @_serialised
+    async def ratings(self, guild_id: int, rules: str | None = None
+                      ) -> dict[tuple[int, str], tuple[float, float, int]]:
+        """(user, rules) → (mu, sigma, games)."""
+        sql = "SELECT * FROM ratings WHERE guild_id = ?"
+        args: list[Any] = [guild_id]
+        if rules:
+            sql += " AND rules = ?"
+            args.append(rules)
+        async with self._db.execute(sql, args) as cur:
+            rows = await cur.fetchall()
+        return {(int(r["user_id"]), r["rules"]): (float(r["mu"]), float(r["sigma"]),
+                                                  int(r["games"])) for r in rows}
+
+    @_serialised
+    async def store_ratings(
+        self, guild_id: int, values: dict[tuple[int, str], tuple[float, float, int]],
+        last_ledger_id: int, *, replace: bool = False,
+    ) -> None:
+        """Save ratings and how far through the ledger they go (``replace``: all of them)."""
+        await self._db.execute("BEGIN IMMEDIATE")
+        try:
+            if replace:
+                await self._db.execute("DELETE FROM ratings WHERE guild_id = ?", (guild_id,))
+            await self._db.executemany(
+                "INSERT INTO ratings (guild_id, user_id, rules, mu, sigma, games) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, user_id, rules) DO UPDATE SET "
+                "mu = excluded.mu, sigma = excluded.sigma, games = excluded.games",
+                [(guild_id, user, rules, mu, sigma, games)
+                 for (user, rules), (mu, sigma, games) in values.items()],
+            )
+            await self._db.execute(
+                "INSERT INTO rating_progress (guild_id, last_ledger_id) VALUES (?, ?) "
+                "ON CONFLICT (guild_id) DO UPDATE SET last_ledger_id = excluded.last_ledger_id",
+                (guild_id, last_ledger_id),
+            )
+            await self._db.execute("COMMIT")
+        except BaseException:
+            await self._db.execute("ROLLBACK")
+            raise
+
+    # ------------------------------------------------------------------ settlements
+
+    @_serialised
+    async def create_settlement(self, *, guild_id: int, channel_id: int, payer_id: int,
+                                payee_id: int, amount_cents: int, expires_at: float
+                                ) -> SettlementRow:
+        """A payment that waits for the payee's confirmation."""
+        async with self._db.execute(
+            "INSERT INTO settlements (guild_id, channel_id, payer_id, payee_id, amount_cents, "
+            "created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (guild_id, channel_id, payer_id, payee_id, amount_cents, self.clock(), expires_at),
+        ) as cur:
+            settlement_id = cur.lastrowid
+        async with self._db.execute("SELECT * FROM settlements WHERE id = ?",
+                                    (settlement_id,)) as cur:
+            row = await cur.fetchone()
+        assert row is not None
+        return _settlement(row)
+
+    @_serialised
+    async def get_settlement(self, settlement_id: int) -> SettlementRow | None:
+        """One settlement, or ``None``."""
+        async with self._db.execute("SELECT * FROM settlements WHERE id = ?",
+                                    (settlement_id,)) as cur:
+            row = await cur.fetchone()
+        return None if row is None else _settlement(row)
+
+    @_serialised
+    async def close_settlement(self, settlement_id: int, status: str) -> bool:
+        """Refuse or expire an open settlement; False if it was no longer open."""
+        cur = await self._db.execute(
+            "UPDATE settlements SET status = ? WHERE id = ? AND status = 'open'",
+            (status, settlement_id))
+        return cur.rowcount == 1
+
+    @_serialised
+    async def all_entries(self, guild_id: int) -> int:
+        """How many ledger lines the server has."""
+        async with self._db.execute("SELECT COUNT(*) FROM ledger WHERE guild_id = ?",
+                                    (guild_id,)) as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+
 def _challenge(row: aiosqlite.Row) -> ChallengeRow:
     return ChallengeRow(
         id=row["id"],
@@ -581,6 +1123,9 @@ def _challenge(row: aiosqlite.Row) -> ChallengeRow:
         created_at=row["created_at"],
         expires_at=row["expires_at"],
         game_id=row["game_id"],
+        stake_cents=int(row["stake_cents"]),
+        per_card_cents=int(row["per_card_cents"]),
+        currency=str(row["currency"]),
     )
 
 
@@ -606,6 +1151,28 @@ def _game(row: aiosqlite.Row) -> GameRow:
         turn_started_at=row["turn_started_at"],
         reminded_at=row["reminded_at"],
         result=_loads(row["result"], "result"),
+        stake_cents=int(row["stake_cents"]),
+        per_card_cents=int(row["per_card_cents"]),
+        currency=str(row["currency"]),
+    )
+
+
+def _ledger(row: aiosqlite.Row) -> LedgerRow:
+    return LedgerRow(
+        id=row["id"], guild_id=row["guild_id"], kind=row["kind"], debtor_id=row["debtor_id"],
+        creditor_id=row["creditor_id"], amount_cents=row["amount_cents"],
+        game_id=row["game_id"], rules=row["rules"], winner_id=row["winner_id"],
+        margin=row["margin"], voids_id=row["voids_id"], note=row["note"],
+        created_by=row["created_by"], created_at=row["created_at"],
+    )
+
+
+def _settlement(row: aiosqlite.Row) -> SettlementRow:
+    return SettlementRow(
+        id=row["id"], guild_id=row["guild_id"], channel_id=row["channel_id"],
+        payer_id=row["payer_id"], payee_id=row["payee_id"], amount_cents=row["amount_cents"],
+        status=row["status"], created_at=row["created_at"], expires_at=row["expires_at"],
+        ledger_id=row["ledger_id"],
     )
 
 
@@ -617,7 +1184,13 @@ def _names(text: str) -> tuple[str, str]:
 
 
 def _statements(script: str) -> Iterable[str]:
-    # The migrations contain no semicolons inside literals, so a plain split is safe here.
-    for statement in script.split(";"):
-        if statement.strip():
-            yield statement
+    # Split on complete statements (a trigger's body holds semicolons of its own).
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                yield buffer
+            buffer = ""
+    if buffer.strip():
+        yield buffer

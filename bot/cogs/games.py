@@ -16,6 +16,7 @@ from discord.ext import commands
 
 from engine import RuleSet
 
+from ..money import AmountError, format_amount, parse_amount
 from ..service import ChallengeExpired, LiveGame, UserError, parse_target_token
 from ..storage import ChallengeRow, GuildSettings
 from ..text import HELP_TEXT, rules_text, source_label, target_label
@@ -59,15 +60,26 @@ class GamesCog(commands.Cog):
 
     @app_commands.command(name="challenge", description="Challenge someone to Spite & Malice.")
     @app_commands.describe(opponent="Who to play (challenge me to practise against the "
-                                    "computer)", rules="Rule set (default: this server's)")
+                                    "computer)", rules="Rule set (default: this server's)",
+                           stake="Paid by the loser to the winner, e.g. 0.50",
+                           per_card="Paid per card of the winning margin, e.g. 0.05",
+                           target="Play a match to this many points (kings: 50; classic: "
+                                  "one game)")
     @app_commands.choices(rules=RULE_CHOICES)
     @app_commands.guild_only()
     async def challenge(
         self, interaction: discord.Interaction[Any], opponent: discord.Member,
-        rules: Choice[str] | None = None,
+        rules: Choice[str] | None = None, stake: str | None = None,
+        per_card: str | None = None, target: app_commands.Range[int, 1, 1000] | None = None,
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         me = interaction.user
+        settings = await self.service.settings(interaction.guild_id)
+        rule_name = rules.value if rules else settings.default_rules
+        if opponent.id == self.bot.computer_id and stake is None and per_card is None:
+            stakes = (0, 0)
+        else:
+            stakes = self.bot.ledger.stakes(settings, rule_name, stake, per_card)
         result = await self.service.challenge(
             guild_id=interaction.guild_id,
             channel_id=interaction.channel_id,
@@ -77,6 +89,8 @@ class GamesCog(commands.Cog):
             rules_name=rules.value if rules else None,
             names=(me.display_name, "Computer" if opponent.id == self.bot.computer_id
                    else opponent.display_name),
+            stakes=stakes,
+            target=target,
         )
         if isinstance(result, LiveGame):
             await interaction.response.send_message(
@@ -87,7 +101,8 @@ class GamesCog(commands.Cog):
             await self.bot.game_started(result)
             return
         row: ChallengeRow = result
-        terms = _terms(RuleSet.from_dict(row.rules))
+        terms = _terms(RuleSet.from_dict(row.rules)) + " · " + self.bot.ledger.terms(
+            row.stake_cents, row.per_card_cents, row.currency, settings.points_only)
         embed = discord.Embed(
             title="A challenge!",
             description=(f"{me.mention} challenges {opponent.mention} to Spite & Malice.\n"
@@ -289,6 +304,12 @@ class GamesCog(commands.Cog):
         challenge_expiry_minutes="Minutes before an unanswered challenge expires",
         reminder_hours="Hours before the player on turn is reminded",
         claim_hours="Hours before the opponent may claim a stuck game",
+        currency="Currency symbol for stakes, e.g. $ or €",
+        points_only="Play for points only (no stakes)",
+        stake_kings="Default flat stake for kings challenges",
+        per_card_kings="Default per-card stake for kings challenges",
+        stake_classic="Default flat stake for classic challenges",
+        per_card_classic="Default per-card stake for classic challenges",
     )
     @app_commands.choices(rules=RULE_CHOICES)
     @app_commands.guild_only()
@@ -301,9 +322,27 @@ class GamesCog(commands.Cog):
         challenge_expiry_minutes: app_commands.Range[int, 1, 10_080] | None = None,
         reminder_hours: app_commands.Range[float, 0.1, 720.0] | None = None,
         claim_hours: app_commands.Range[float, 0.5, 2_160.0] | None = None,
+        currency: app_commands.Range[str, 1, 4] | None = None,
+        points_only: bool | None = None,
+        stake_kings: str | None = None,
+        per_card_kings: str | None = None,
+        stake_classic: str | None = None,
+        per_card_classic: str | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         changes: dict[str, Any] = {}
+        if currency is not None:
+            changes["currency"] = currency.strip()
+        if points_only is not None:
+            changes["points_only"] = int(points_only)
+        for name, text in (("stake_kings", stake_kings), ("per_card_kings", per_card_kings),
+                           ("stake_classic", stake_classic),
+                           ("per_card_classic", per_card_classic)):
+            if text is not None:
+                try:
+                    changes[name] = parse_amount(text)
+                except AmountError as exc:
+                    raise UserError(f"{name.replace('_', ' ')}: {exc}") from None
         if rules is not None:
             changes["default_rules"] = rules.value
         if refill_empty_hand is not None:
@@ -336,7 +375,13 @@ class GamesCog(commands.Cog):
 
 
 def _settings_text(s: GuildSettings) -> str:
+    stakes = "points only" if s.points_only else (
+        f"currency {s.currency} · kings {format_amount(s.stake_kings, s.currency)} + "
+        f"{format_amount(s.per_card_kings, s.currency)}/card · classic "
+        f"{format_amount(s.stake_classic, s.currency)} + "
+        f"{format_amount(s.per_card_classic, s.currency)}/card")
     return (f"• Default rules: **{s.default_rules}**\n"
+            f"• Stakes: **{stakes}**\n"
             f"• Classic, refill an emptied hand: **{'on' if s.refill_empty_hand else 'off'}**\n"
             f"• Kings, a King may start a centre stack: "
             f"**{'on' if s.king_starts_stack else 'off'}**\n"

@@ -1,0 +1,46 @@
+"""Amounts as people type them, stored as whole cents."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.money import AmountError, format_amount, parse_amount
+
+
+@pytest.mark.parametrize(("text", "cents"), [
+    ("0.50", 50), ("$1", 100), (".5", 50), ("2,50", 250), ("1", 100), ("$0.05", 5),
+    ("1,000", 100_000), ("1,000.50", 100_050), ("1.000,50", 100_050), ("€3", 300),
+    (" 12.3 ", 1230), ("239", 23_900), ("5 USD", 500), ("0", 0), ("1,000,000", 100_000_000 // 1),
+])
+def test_amounts_as_people_type_them(text: str, cents: int) -> None:
+    if cents > 10_000_000:
+        with pytest.raises(AmountError, match="too large"):
+            parse_amount(text)
+    else:
+        assert parse_amount(text) == cents
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("abc", "isn't an amount"), ("-1", "negative"), ("1.234", "more than two decimals"),
+    ("99999999", "too large"), ("", "isn't an amount"), ("1..2", "isn't an amount"),
+    ("$", "isn't an amount"), ("1,2,3", "isn't an amount"), ("12,34.5.6", "isn't an amount"),
+])
+def test_nonsense_gets_a_clear_error(text: str, words: str) -> None:
+    with pytest.raises(AmountError, match=words):
+        parse_amount(text)
+
+
+def test_zero_can_be_refused() -> None:
+    with pytest.raises(AmountError, match="more than zero"):
+        parse_amount("0", allow_zero=False)
+
+
+def test_never_a_float() -> None:
+    assert isinstance(parse_amount("0.10"), int)
+    assert parse_amount("0.1") + parse_amount("0.2") == parse_amount("0.3")
+
+
+@pytest.mark.parametrize(("cents", "text"), [(250, "$2.50"), (23_900, "$239"), (-300, "-$3"),
+                                              (123_456_78, "$123,456.78"), (5, "$0.05")])
+def test_format(cents: int, text: str) -> None:
+    assert format_amount(cents) == text
