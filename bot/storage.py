@@ -899,10 +899,10 @@ class Storage:
     async def balances(self, guild_id: int, user_id: int) -> list[tuple[int, int, int]]:
         """(other user, cents ``user_id`` owes them (negative: they owe), games), largest first."""
         async with self._db.execute(
-            "SELECT high_id AS other, owed_cents AS owed, games FROM pair_balances "
-            "WHERE guild_id = ? AND low_id = ? UNION ALL "
+            "SELECT * FROM (SELECT high_id AS other, owed_cents AS owed, games "
+            "FROM pair_balances WHERE guild_id = ? AND low_id = ? UNION ALL "
             "SELECT low_id AS other, -owed_cents AS owed, games FROM pair_balances "
-            "WHERE guild_id = ? AND high_id = ? ORDER BY ABS(owed) DESC, games DESC",
+            "WHERE guild_id = ? AND high_id = ?) ORDER BY ABS(owed) DESC, games DESC, other",
             (guild_id, user_id, guild_id, user_id),
         ) as cur:
             rows = await cur.fetchall()

@@ -1,0 +1,256 @@
+"""The ledger as a service: stakes, one entry per result, settling up, voids, standings."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.ledger import LedgerService
+from bot.service import GameService, LiveGame, UserError
+from bot.storage import GameEntry, Storage
+
+ANN, BOB, CAROL, BOT = 101, 202, 303, 999
+G = 1
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+async def env(tmp_path: Path):
+    clock = Clock()
+    storage = await Storage.open(tmp_path / "l.sqlite3", clock)
+    games = GameService(storage, computer_id=BOT, clock=clock)
+    ledger = LedgerService(storage)
+    yield games, ledger, clock
+    await storage.close()
+
+
+async def staked_game(games: GameService, a: int, b: int, *, rules: str = "classic",
+                      stake: int = 50, per_card: int = 5, target: int | None = None) -> LiveGame:
+    row = await games.challenge(guild_id=G, channel_id=10, challenger_id=a, opponent_id=b,
+                                opponent_is_bot=False, rules_name=rules, names=("A", "B"),
+                                stakes=(stake, per_card), target=target)
+    assert not isinstance(row, LiveGame)
+    _, live = await games.accept(row.id, b)
+    return live
+
+
+async def test_a_resigned_game_writes_one_entry_with_the_stakes(env) -> None:
+    games, ledger, _ = env
+    live = await staked_game(games, ANN, BOB)
+    left = len(live.match.game.payoffs[1])  # Bob's pay-off pile: Ann's margin
+    await games.resign(live.id, BOB)
+    entry = await games.storage.game_entry(G, live.id)
+    assert entry is not None
+    assert (entry.debtor_id, entry.creditor_id, entry.winner_id) == (BOB, ANN, ANN)
+    assert entry.margin == left and entry.amount_cents == 50 + 5 * left
+    assert await ledger.balances(G, BOB) == [(ANN, 50 + 5 * left, 1)]
+    assert await ledger.balances(G, ANN) == [(BOB, -(50 + 5 * left), 1)]
+
+
+async def test_the_database_refuses_a_second_entry_for_a_game(env) -> None:
+    games, _, _ = env
+    live = await staked_game(games, ANN, BOB)
+    await games.resign(live.id, ANN)
+    entry = GameEntry(G, live.id, ANN, BOB, 1, "classic", BOB, 1)
+    ok = None
+    with pytest.raises(sqlite3.IntegrityError):
+        ok = await games.storage.save_moves(live.id, expected_version=live.version, state={},
+                                            moves=[(0, ANN, "again")], finished=True,
+                                            result=None, turn_passed=False, entry=entry)
+    assert ok is None
+    assert len(await games.storage.move_log(live.id)) == 1  # the whole save was rolled back
+
+
+async def test_the_ledger_is_append_only(env) -> None:
+    games, _, _ = env
+    live = await staked_game(games, ANN, BOB)
+    await games.resign(live.id, ANN)
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        await games.storage._db.execute("UPDATE ledger SET amount_cents = 0")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        await games.storage._db.execute("DELETE FROM ledger")
+
+
+async def test_tied_match_pays_nothing(env) -> None:
+    games, ledger, _ = env
+    live = await staked_game(games, ANN, BOB, rules="kings", target=50)
+    from bot.stakes import game_entry
+
+    live.match.resigned = None
+    live.match.scores = [30, 30]
+    live.match.results = []
+    live.match.game.result = None
+
+    class Over:
+        is_over = True
+        winner = None
+        scores = [30, 30]
+        rules = live.match.rules
+
+    entry = game_entry(live, Over())  # type: ignore[arg-type]
+    assert entry is not None and entry.amount_cents == 0 and entry.winner_id is None
+
+
+async def test_match_margin_is_the_score_difference(env) -> None:
+    games, _, _ = env
+    live = await staked_game(games, ANN, BOB, rules="kings", stake=100, per_card=10)
+    from bot.stakes import game_entry
+
+    class Over:
+        is_over = True
+        winner = 0
+        scores = [57, 31]
+        rules = live.match.rules
+
+    entry = game_entry(live, Over())  # type: ignore[arg-type]
+    assert entry is not None
+    assert entry.margin == 26 and entry.amount_cents == 100 + 10 * 26
+
+
+async def test_stakes_parsing_and_points_only(env) -> None:
+    _, ledger, _ = env
+    settings = await ledger.settings(G)
+    assert ledger.stakes(settings, "kings", "$0.50", ".05") == (50, 5)
+    with pytest.raises(UserError, match="isn't an amount"):
+        ledger.stakes(settings, "kings", "abc", None)
+    settings = await ledger.storage.update_settings(G, stake_classic=25, points_only=0)
+    assert ledger.stakes(settings, "classic", None, None) == (25, 0)
+    settings = await ledger.storage.update_settings(G, points_only=1)
+    with pytest.raises(UserError, match="points only"):
+        ledger.stakes(settings, "classic", "1", None)
+    assert ledger.stakes(settings, "classic", None, None) == (0, 0)
+
+
+async def test_settlement_needs_the_payees_consent(env) -> None:
+    games, ledger, clock = env
+    live = await staked_game(games, ANN, BOB, stake=500, per_card=0)
+    await games.resign(live.id, ANN)  # Ann owes Bob $5
+    kind, pending = await ledger.settle(guild_id=G, channel_id=10, caller=ANN, other=BOB,
+                                        amount_text="3")
+    assert kind == "pending"
+    assert await ledger.storage.pair_balance(G, ANN, BOB) == 500  # nothing yet
+    with pytest.raises(UserError, match="Only the person who was paid"):
+        await ledger.answer_settlement(pending.id, ANN, True)
+    row, entry = await ledger.answer_settlement(pending.id, BOB, True)
+    assert row.status == "confirmed" and entry is not None
+    assert await ledger.storage.pair_balance(G, ANN, BOB) == 200
+    with pytest.raises(UserError, match="already confirmed"):
+        await ledger.answer_settlement(pending.id, BOB, True)
+    # A refused one changes nothing; an expired one can't be confirmed.
+    _, refused = await ledger.settle(guild_id=G, channel_id=10, caller=ANN, other=BOB,
+                                     amount_text="1")
+    row, entry = await ledger.answer_settlement(refused.id, BOB, False)
+    assert row.status == "refused" and entry is None
+    _, late = await ledger.settle(guild_id=G, channel_id=10, caller=ANN, other=BOB,
+                                  amount_text="1")
+    clock.now += 25 * 3600
+    with pytest.raises(UserError, match="expired"):
+        await ledger.answer_settlement(late.id, BOB, True)
+    assert await ledger.storage.pair_balance(G, ANN, BOB) == 200
+
+
+async def test_the_person_owed_records_or_forgives_without_consent(env) -> None:
+    games, ledger, _ = env
+    live = await staked_game(games, ANN, BOB, stake=500, per_card=0)
+    await games.resign(live.id, ANN)  # Ann owes Bob $5
+    kind, _ = await ledger.settle(guild_id=G, channel_id=10, caller=BOB, other=ANN,
+                                  amount_text="2")
+    assert kind == "payment"
+    kind, _ = await ledger.settle(guild_id=G, channel_id=10, caller=BOB, other=ANN,
+                                  amount_text="1.50", forgive=True)
+    assert kind == "forgive"
+    assert await ledger.storage.pair_balance(G, ANN, BOB) == 150
+    with pytest.raises(UserError, match="Only the person who is owed"):
+        await ledger.settle(guild_id=G, channel_id=10, caller=ANN, other=BOB, amount_text="1",
+                            forgive=True)
+    with pytest.raises(UserError, match="yourself"):
+        await ledger.settle(guild_id=G, channel_id=10, caller=ANN, other=ANN, amount_text="1")
+    with pytest.raises(UserError, match="more than zero"):
+        await ledger.settle(guild_id=G, channel_id=10, caller=BOB, other=ANN, amount_text="0")
+
+
+async def test_void_reverses_money_and_standings(env) -> None:
+    games, ledger, _ = env
+    live = await staked_game(games, ANN, BOB, stake=300, per_card=0)
+    await games.resign(live.id, BOB)
+    await ledger.update_ratings(G)
+    assert (await games.storage.player_stats(G, ANN))["classic"]["wins"] == 1
+    row = await ledger.void(G, live.id, CAROL, "played by mistake")
+    assert row.kind == "void" and row.amount_cents == 300 and row.voids_id is not None
+    assert await ledger.storage.pair_balance(G, ANN, BOB) == 0
+    stats = (await games.storage.player_stats(G, ANN))["classic"]
+    assert stats["wins"] == 0 and stats["games"] == 0 and stats["net_cents"] == 0
+    assert await games.storage.ratings(G) == {}
+    with pytest.raises(UserError, match="already voided"):
+        await ledger.void(G, live.id, CAROL, "again")
+    with pytest.raises(UserError, match="reason"):
+        await ledger.void(G, live.id, CAROL, " ")
+    history, total, _ = await ledger.head_to_head(G, ANN, BOB, 0)
+    assert total == 2 and history[0][0].kind == "void"
+
+
+async def test_balances_equal_the_sum_of_entries(env) -> None:
+    games, ledger, _ = env
+    rng = random.Random(5)
+    people = [ANN, BOB, CAROL]
+    for _ in range(12):
+        a, b = rng.sample(people, 2)
+        live = await staked_game(games, a, b, stake=rng.randrange(0, 400), per_card=rng.randrange(3))
+        await games.resign(live.id, rng.choice([a, b]))
+        if rng.random() < 0.4:
+            await ledger.settle(guild_id=G, channel_id=10, caller=b, other=a,
+                                amount_text=str(rng.randrange(1, 5)))
+    for a in people:
+        for b in people:
+            if a == b:
+                continue
+            rows, _ = await ledger.storage.pair_entries(G, a, b)
+            expected = sum(r.amount_cents if r.debtor_id == a else -r.amount_cents
+                           for r, _ in rows)
+            assert await ledger.storage.pair_balance(G, a, b) == expected
+            if rows:
+                assert rows[0][1] == expected  # the newest running balance is the balance
+
+
+async def test_ratings_update_and_recompute_the_same(env) -> None:
+    games, ledger, _ = env
+    for i in range(6):
+        live = await staked_game(games, ANN, BOB, stake=0, per_card=0)
+        await games.resign(live.id, BOB if i % 3 else ANN)
+        await ledger.update_ratings(G)
+    incremental = await games.storage.ratings(G)
+    history = await games.storage.rated_history(G)
+    recomputed = ledger._rate(history, {})
+    assert incremental.keys() == recomputed.keys()
+    for key, value in incremental.items():
+        assert value == pytest.approx(recomputed[key])
+    assert incremental[(ANN, "classic")][0] > incremental[(BOB, "classic")][0]
+    board, note = await ledger.leaderboard(G, "rating", "classic")
+    assert [s.user_id for s in board] == [ANN, BOB] and board[0].rating is not None
+    board, note = await ledger.leaderboard(G, "win_rate", None)
+    assert "fewer than 5" in note and len(board) == 2
+    stats = await ledger.stats(G, ANN)
+    assert stats.games == 6 and stats.wins == 4 and stats.streak in ("2W", "1L", "1W", "2L")
+    assert len(stats.series) == 6
+
+
+async def test_computer_games_stay_out_of_the_ledger(env) -> None:
+    games, _, _ = env
+    live = await games.challenge(guild_id=G, channel_id=10, challenger_id=ANN, opponent_id=BOT,
+                                 opponent_is_bot=True, rules_name="kings")
+    assert isinstance(live, LiveGame)
+    await games.resign(live.id, ANN)
+    assert await games.storage.game_entry(G, live.id) is None
+    with pytest.raises(UserError, match="doesn't play for money"):
+        await games.challenge(guild_id=G, channel_id=11, challenger_id=ANN, opponent_id=BOT,
+                              opponent_is_bot=True, rules_name="kings", stakes=(100, 0))
