@@ -205,7 +205,8 @@ async def test_balances_equal_the_sum_of_entries(env) -> None:
     people = [ANN, BOB, CAROL]
     for _ in range(12):
         a, b = rng.sample(people, 2)
-        live = await staked_game(games, a, b, stake=rng.randrange(0, 400), per_card=rng.randrange(3))
+        live = await staked_game(games, a, b, stake=rng.randrange(0, 400),
+                                 per_card=rng.randrange(3))
         await games.resign(live.id, rng.choice([a, b]))
         if rng.random() < 0.4:
             await ledger.settle(guild_id=G, channel_id=10, caller=b, other=a,

@@ -1,0 +1,92 @@
+"""End to end: stakes on a challenge, the ledger entry, settling up, CSV, the leaderboard."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from PIL import Image
+
+from .conftest import World, select_options
+from .test_bot_play import live_game
+
+
+async def _staked_game_resigned(world: World, stake: str, per_card: str) -> int:
+    fake = world.fake
+    inter = await fake.slash(world.alice, world.channel, "challenge", opponent=world.bob,
+                             rules="classic", stake=stake, per_card=per_card)
+    challenge = await inter.message()
+    assert "$0.50 to the winner" in challenge.text() and "$0.05 a card" in challenge.text()
+    accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
+    await (await fake.click(world.bob, challenge, accept)).response()
+    await fake.wait_for(lambda: world.boards(), timeout=5, description="board")
+    await world.settle()
+    live = live_game(world)
+    assert live.stake_cents == 50 and live.per_card_cents == 5
+    # Bob plays one move, then resigns: Alice wins the stake plus 5 cents a card.
+    user = world.alice if live.on_turn == world.alice.id else world.bob
+    message = (await (await fake.slash(user, world.channel, "hand")).message())
+    assert select_options(message)
+    inter = await fake.slash(world.bob, world.channel, "resign")
+    confirm = await inter.message()
+    await (await fake.click(world.bob, confirm, f"sm:rs:{live.id}")).response()
+    await world.settle()
+    return 50 + 5 * len(live.match.game.payoffs[1])
+
+
+async def test_staked_game_to_ledger_settlement_csv_and_leaderboard(world: World,
+                                                                    no_error_logs) -> None:
+    fake, alice, bob = world.fake, world.alice, world.bob
+    owed = await _staked_game_resigned(world, "0.50", ".05")
+    dollars = f"${owed // 100}" + (f".{owed % 100:02d}" if owed % 100 else "")
+    reply = await (await fake.slash(bob, world.channel, "ledger")).message()
+    assert reply.ephemeral and f"you owe {dollars}" in reply.content
+    reply = await (await fake.slash(alice, world.channel, "ledger", user=bob)).message()
+    assert f"owes you **{dollars}**" in reply.content and "you won" in reply.content
+    # Export CSV.
+    inter = await fake.click(alice, reply, next(c for c in reply.custom_ids()
+                                                if c.startswith("sm:csv:")))
+    csv_message = await inter.message()
+    data = csv_message.attachments[0].data.decode()
+    rows = list(csv.DictReader(io.StringIO(data)))
+    assert len(rows) == 1 and rows[0]["kind"] == "game" and rows[0]["amount"] == dollars
+    # Bob says he paid 20 cents: Alice must confirm. Carol can't.
+    inter = await fake.slash(bob, world.channel, "settle", user=alice, amount="0.20")
+    pending = await inter.message()
+    assert not pending.ephemeral and "Confirm" in pending.text()
+    carol = fake.add_member(world.guild, "carol")
+    confirm_id = next(c for c in pending.custom_ids() if c.endswith(":yes"))
+    reply = await (await fake.click(carol, pending, confirm_id)).message()
+    assert reply.ephemeral and "Only the person who was paid" in reply.content
+    await (await fake.click(alice, pending, confirm_id)).response()
+    assert "confirmed" in pending.content
+    # A second claim of payment, refused by Alice.
+    inter = await fake.slash(bob, world.channel, "settle", user=alice, amount="5")
+    pending = await inter.message()
+    refuse_id = next(c for c in pending.custom_ids() if c.endswith(":no"))
+    await (await fake.click(alice, pending, refuse_id)).response()
+    assert "refused" in pending.content
+    left = owed - 20
+    left_text = f"${left // 100}" + (f".{left % 100:02d}" if left % 100 else "")
+    reply = await (await fake.slash(bob, world.channel, "ledger")).message()
+    assert f"you owe {left_text}" in reply.content
+    # Nonsense amounts are refused politely.
+    reply = await (await fake.slash(bob, world.channel, "settle", user=alice,
+                                    amount="abc")).message()
+    assert reply.ephemeral and "isn't an amount" in reply.content
+    # The leaderboard, as an image and as text.
+    inter = await fake.slash(alice, world.channel, "leaderboard")
+    board = await inter.message()
+    assert board.attachments and board.attachments[0].filename == "leaderboard.png"
+    Image.open(io.BytesIO(board.attachments[0].data)).verify()
+    assert "alice" in board.content.lower() or "Player" in board.content
+    inter = await fake.slash(alice, world.channel, "leaderboard", by="rating", rules="classic")
+    board = await inter.message()
+    assert "fewer than 5 games" in board.content
+    inter = await fake.slash(alice, world.channel, "stats")
+    stats = await inter.message()
+    assert "Games 1" in stats.content and stats.attachments
+    # Only admins void; the error is private.
+    reply = await (await fake.slash(bob, world.channel, "void", game=live_game(world).id,
+                                    reason="nope")).message()
+    assert reply.ephemeral and "Manage Server" in reply.content
