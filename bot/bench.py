@@ -1,8 +1,8 @@
 """Benchmarks of the bot's CPU work, away from Discord.
 
-``python -m bot.bench [render] [--boards N] [--seed S]`` prints one JSON line per measurement;
-with no benchmark named it runs them all (for now only ``render``). ``render`` draws boards and
-hands from seeded games of both rule sets at many stages, from the deal to the finished game,
+``python -m bot.bench [render|ledger] [--boards N] [--seed S]`` prints one JSON line per
+measurement; with no benchmark named it runs them all (``ledger``: see ``bench_ledger``).
+``render`` draws boards and hands from seeded games of both rule sets at many stages, from the deal to the finished game,
 including long side stacks, and reports the median and worst time per picture and the size of
 the largest PNG:
 
@@ -131,8 +131,15 @@ def run_render(boards: int, seed: int = 1) -> list[dict[str, object]]:
             _figures("render_hand", hand_times, hand_max)]
 
 
+def _ledger(args: argparse.Namespace) -> list[dict[str, object]]:
+    from .bench_ledger import run_ledger
+
+    return run_ledger(args.entries, args.players, args.seed)
+
+
 BENCHMARKS: dict[str, Callable[[argparse.Namespace], list[dict[str, object]]]] = {
     "render": lambda args: run_render(args.boards, args.seed),
+    "ledger": _ledger,
 }
 """The benchmarks by name."""
 
@@ -145,6 +152,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="which benchmark to run (default: all)")
     parser.add_argument("--boards", type=int, default=200, help="positions to draw (render)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--entries", type=int, default=100_000, help="ledger lines (ledger)")
+    parser.add_argument("--players", type=int, default=200, help="players (ledger)")
     args = parser.parse_args(argv)
     if args.boards < 1:
         parser.error("--boards must be at least 1")

@@ -999,6 +999,39 @@ class Storage:
             rows = await cur.fetchall()
         return [(float(r["created_at"]), int(r["delta"])) for r in rows]
 
+    @_serialised
+    async def rebuild_summaries(self, guild_id: int) -> None:
+        """Recompute the running summaries of a server from its ledger (they are derived)."""
+        live_games = ("FROM ledger l WHERE l.guild_id = ? AND l.kind = 'game' AND NOT EXISTS "
+                      "(SELECT 1 FROM ledger v WHERE v.voids_id = l.id)")
+        await self._db.execute("BEGIN IMMEDIATE")
+        try:
+            await self._db.execute("DELETE FROM pair_balances WHERE guild_id = ?", (guild_id,))
+            await self._db.execute("DELETE FROM player_stats WHERE guild_id = ?", (guild_id,))
+            await self._db.execute(
+                "INSERT INTO pair_balances (guild_id, low_id, high_id, owed_cents, games) "
+                "SELECT guild_id, MIN(debtor_id, creditor_id), MAX(debtor_id, creditor_id), "
+                "SUM(CASE WHEN debtor_id < creditor_id THEN amount_cents ELSE -amount_cents END), "
+                "SUM(CASE WHEN kind = 'game' THEN 1 WHEN kind = 'void' THEN -1 ELSE 0 END) "
+                "FROM ledger WHERE guild_id = ? GROUP BY 1, 2, 3", (guild_id,))
+            await self._db.execute(
+                "INSERT INTO player_stats (guild_id, user_id, rules, games, wins, losses, ties, "
+                "net_cents, margin_sum, best_margin) "
+                "SELECT ?, user_id, rules, COUNT(*), SUM(won), SUM(lost), SUM(tied), SUM(net), "
+                "SUM(CASE WHEN won = 1 THEN margin ELSE 0 END), "
+                "MAX(CASE WHEN won = 1 THEN margin ELSE 0 END) FROM ("
+                "SELECT l.creditor_id AS user_id, l.rules, l.winner_id IS NOT NULL AS won, "
+                f"0 AS lost, l.winner_id IS NULL AS tied, l.amount_cents AS net, l.margin "
+                f"{live_games} "
+                "UNION ALL "
+                f"SELECT l.debtor_id, l.rules, 0, l.winner_id IS NOT NULL, l.winner_id IS NULL, "
+                f"-l.amount_cents, 0 {live_games}) GROUP BY user_id, rules",
+                (guild_id, guild_id, guild_id))
+            await self._db.execute("COMMIT")
+        except BaseException:
+            await self._db.execute("ROLLBACK")
+            raise
+
     # ------------------------------------------------------------------ ratings
 
     @_serialised

@@ -255,3 +255,33 @@ async def test_computer_games_stay_out_of_the_ledger(env) -> None:
     with pytest.raises(UserError, match="doesn't play for money"):
         await games.challenge(guild_id=G, channel_id=11, challenger_id=ANN, opponent_id=BOT,
                               opponent_is_bot=True, rules_name="kings", stakes=(100, 0))
+
+
+async def test_summaries_rebuild_to_the_same_values(env) -> None:
+    games, ledger, _ = env
+    rng = random.Random(9)
+    for i in range(10):
+        a, b = rng.sample([ANN, BOB, CAROL], 2)
+        live = await staked_game(games, a, b, stake=rng.randrange(500), per_card=rng.randrange(4))
+        await games.resign(live.id, rng.choice([a, b]))
+        if i == 4:
+            await ledger.void(G, live.id, CAROL, "test")
+        if i % 3 == 0:
+            await ledger.settle(guild_id=G, channel_id=10, caller=a, other=b, amount_text="1")
+    storage = games.storage
+    before = ({u: await storage.balances(G, u) for u in (ANN, BOB, CAROL)},
+              {u: await storage.player_stats(G, u) for u in (ANN, BOB, CAROL)})
+    await storage.rebuild_summaries(G)
+    after = ({u: await storage.balances(G, u) for u in (ANN, BOB, CAROL)},
+             {u: await storage.player_stats(G, u) for u in (ANN, BOB, CAROL)})
+    assert before == after
+
+
+def test_ledger_benchmark_runs_and_reports_every_query() -> None:
+    from bot.bench_ledger import run_ledger
+
+    lines = run_ledger(entries=3000, players=30, repeat=2)
+    queries = {line["query"] for line in lines}
+    assert {"/ledger", "/ledger user (page 1)", "/stats",
+            "/leaderboard by:rating rules:kings"} <= queries
+    assert all("median_ms" in line for line in lines if line["query"] != "setup")
