@@ -3,8 +3,8 @@
 ``python -m bot.bench [render|ledger] [--boards N] [--seed S]`` prints one JSON line per
 measurement; with no benchmark named it runs them all (``ledger``: see ``bench_ledger``).
 ``render`` draws boards and hands from seeded games of both rule sets at many stages, from
-the deal to the finished game, including long side stacks, and reports the median and worst time per picture and the size of
-the largest PNG:
+the deal to the finished game, including long side stacks, and reports the median and worst
+time per picture and the size of the largest PNG:
 
     {"name": "render_board", "boards": 200, "median_ms": 19.7, "worst_ms": 41.6, "png_kb": 66.4}
 """
