@@ -23,6 +23,8 @@ from .board import BoardPublisher
 from .cogs.games import EXPIRED
 from .config import Config
 from .ledger import LedgerService
+from .money import format_amount
+from .stakes import game_entry
 from .service import GameService, LiveGame, MoveOutcome, UserError
 from .storage import Storage
 from .text import result_text
@@ -149,6 +151,10 @@ class SpiteBot(commands.Bot):
                 note = "🏁 " + result_text(finished, live.names)
             if outcome.new_game:
                 note = (note or "") + f" Game {live.match.games_dealt} is dealt."
+            entry = game_entry(live, live.match)
+            if entry is not None and entry.amount_cents > 0:
+                note = (note or "") + (f" <@{entry.debtor_id}> owes <@{entry.creditor_id}> "
+                                       f"{format_amount(entry.amount_cents, live.currency)}.")
         self.boards.request(live.id, note)
         self._maybe_computer(live)
         if outcome.match_over and not live.vs_computer:
