@@ -24,8 +24,8 @@ from .cogs.games import EXPIRED
 from .config import Config
 from .ledger import LedgerService
 from .money import format_amount
-from .stakes import game_entry
 from .service import GameService, LiveGame, MoveOutcome, UserError
+from .stakes import game_entry
 from .storage import Storage
 from .text import result_text
 from .ui import DYNAMIC_ITEMS, ClaimButton, challenge_controls, reply_error
