@@ -96,9 +96,11 @@ async def _run(entries: int, players: int, seed: int, repeat: int) -> list[dict[
                                      lambda: ledger.head_to_head(GUILD, user, other, 99), repeat))
             for by in ("net", "wins", "win_rate", "rating"):
                 for rules in (None, "kings"):
-                    lines.append(await _time(
-                        f"/leaderboard by:{by} rules:{rules or 'all'}",
-                        lambda by=by, rules=rules: ledger.leaderboard(GUILD, by, rules), repeat))
+                    def board(by: str = by, rules: str | None = rules) -> Awaitable[Any]:
+                        return ledger.leaderboard(GUILD, by, rules)
+
+                    lines.append(await _time(f"/leaderboard by:{by} rules:{rules or 'all'}",
+                                             board, repeat))
             lines.append(await _time("/stats", lambda: ledger.stats(GUILD, user), repeat))
             return lines
         finally:

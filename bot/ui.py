@@ -111,15 +111,17 @@ def challenge_controls(challenge_id: int, *, disabled: bool = False) -> discord.
 # ---------------------------------------------------------------------- the board
 
 
-class ShowHandButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sm:hand:(?P<game>\d+)"
-):
-    """On the public board: opens the presser's own hand, privately."""
+class _GameButton:
+    """Shared by the buttons whose ``custom_id`` is ``sm:<prefix>:<game id>``."""
+
+    PREFIX = ""
+    LABEL = ""
+    STYLE = discord.ButtonStyle.secondary
+    game_id: int
 
     def __init__(self, game_id: int) -> None:
-        super().__init__(discord.ui.Button(
-            label="Show my hand", style=discord.ButtonStyle.primary, emoji="🂠",
-            custom_id=f"sm:hand:{game_id}",
+        super().__init__(discord.ui.Button(  # type: ignore[call-arg]
+            label=self.LABEL, style=self.STYLE, custom_id=f"sm:{self.PREFIX}:{game_id}",
         ))
         self.game_id = game_id
 
@@ -127,8 +129,17 @@ class ShowHandButton(
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
         match: re.Match[str],
-    ) -> ShowHandButton:
+    ) -> Any:
         return cls(int(match["game"]))
+
+
+class ShowHandButton(
+    _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sm:hand:(?P<game>\d+)",
+):
+    """On the public board: opens the presser's own hand, privately."""
+
+    PREFIX, LABEL, STYLE = "hand", "Show my hand", discord.ButtonStyle.primary
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = _bot(interaction)
@@ -144,23 +155,12 @@ class ShowHandButton(
 
 
 class ClaimButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sm:claim:(?P<game>\d+)"
+    _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sm:claim:(?P<game>\d+)",
 ):
     """Posted when a player has let the claim time pass: his opponent may take the game."""
 
-    def __init__(self, game_id: int) -> None:
-        super().__init__(discord.ui.Button(
-            label="Claim the game", style=discord.ButtonStyle.danger,
-            custom_id=f"sm:claim:{game_id}",
-        ))
-        self.game_id = game_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
-        match: re.Match[str],
-    ) -> ClaimButton:
-        return cls(int(match["game"]))
+    PREFIX, LABEL, STYLE = "claim", "Claim the game", discord.ButtonStyle.danger
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = _bot(interaction)
@@ -276,22 +276,12 @@ class MoveButton(
 
 
 class BackButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sm:back:(?P<game>\d+)"
+    _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sm:back:(?P<game>\d+)",
 ):
     """Back from the targets of a card to the whole hand."""
 
-    def __init__(self, game_id: int) -> None:
-        super().__init__(discord.ui.Button(
-            label="Back", style=discord.ButtonStyle.secondary, custom_id=f"sm:back:{game_id}",
-        ))
-        self.game_id = game_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
-        match: re.Match[str],
-    ) -> BackButton:
-        return cls(int(match["game"]))
+    PREFIX, LABEL = "back", "Back"
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = _bot(interaction)
@@ -306,22 +296,12 @@ class BackButton(
 
 
 class ResignButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sm:rs:(?P<game>\d+)"
+    _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sm:rs:(?P<game>\d+)",
 ):
     """The confirmation of ``/resign``."""
 
-    def __init__(self, game_id: int) -> None:
-        super().__init__(discord.ui.Button(
-            label="Yes, resign", style=discord.ButtonStyle.danger, custom_id=f"sm:rs:{game_id}",
-        ))
-        self.game_id = game_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
-        match: re.Match[str],
-    ) -> ResignButton:
-        return cls(int(match["game"]))
+    PREFIX, LABEL, STYLE = "rs", "Yes, resign", discord.ButtonStyle.danger
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = _bot(interaction)
