@@ -5,6 +5,7 @@ Pure functions from plain data to PNG bytes, drawn with the fonts bundled for th
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 from collections.abc import Sequence
 
@@ -101,4 +102,8 @@ def render_money_chart(points: Sequence[tuple[float, int]], label: str) -> bytes
         draw.text((8, top - 10), f"{hi / 100:,.0f}", font=_font(16, bold=False), fill=MUTED)
         draw.text((8, height - bottom - 10), f"{lo / 100:,.0f}", font=_font(16, bold=False),
                   fill=MUTED)
+        for when, anchor_x, anchor in ((t0, left, "la"), (t1, width - right, "ra")):
+            day = dt.datetime.fromtimestamp(when, dt.UTC).strftime("%Y-%m-%d")
+            draw.text((anchor_x, height - bottom + 12), day, font=_font(16, bold=False),
+                      fill=MUTED, anchor=anchor)
     return _save(image)

@@ -1,0 +1,47 @@
+"""The arena plays seeded games with the seats alternating and prints one JSON line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from engine import KINGS
+from engine.arena import run, wilson
+
+
+def test_arena_prints_one_json_line_with_the_figures() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "engine.arena", "--a", "normal", "--b", "random", "--rules",
+         "classic", "--games", "4", "--seed", "3"],
+        capture_output=True, text=True, check=True)
+    lines = out.stdout.splitlines()
+    assert len(lines) == 1
+    row = json.loads(lines[0])
+    assert row["wins"] + row["ties"] + row["losses"] == 4
+    low, high = row["ci95"]
+    assert 0.0 <= low <= high <= 1.0
+    if row["win_rate"] is not None:
+        assert low <= row["win_rate"] <= high
+    for side in ("a", "b"):
+        figures = row["players"][side]
+        assert figures["decisions"] > 0
+        assert 0.0 <= figures["median_ms"] <= figures["p99_ms"]
+
+
+def test_arena_runs_are_reproducible_and_alternate_seats() -> None:
+    first = run("easy", "random", KINGS, 4, 9)
+    second = run("easy", "random", KINGS, 4, 9)
+    for row in (first, second):
+        for side in ("a", "b"):
+            row["players"][side].pop("median_ms")
+            row["players"][side].pop("p99_ms")
+    assert first == second
+
+
+def test_wilson_interval() -> None:
+    low, high = wilson(90, 100)
+    assert 0.82 < low < 0.83 and 0.94 < high < 0.95
+    assert wilson(0, 0) == (0.0, 1.0)
+    assert wilson(10, 10)[1] == 1.0
+

@@ -1,0 +1,191 @@
+"""Computer players: legal moves only, views only, reproducible, at every level and rule set."""
+
+from __future__ import annotations
+
+import gc
+import random
+from collections import Counter
+
+import pytest
+
+from engine import CLASSIC, KINGS, PASS, Game, Move, RuleSet, View, full_deck
+from engine.ai.knowledge import determinize, sample_hidden, unseen_cards
+from engine.arena import play_game
+from engine.players import LEVELS, Player, make_player, simple_move
+
+from .conftest import lay
+
+RULE_SETS = [CLASSIC, KINGS]
+GAMES = {"random": 12, "easy": 12, "normal": 12, "hard": 3}
+
+
+class Checked:
+    """Wraps a player and checks every move it makes against the view it was given."""
+
+    def __init__(self, player: Player) -> None:
+        self.player = player
+        self.name = player.name
+        self.moves: list[Move] = []
+
+    def choose(self, view: View) -> Move:
+        assert isinstance(view, View)
+        move = self.player.choose(view)
+        assert move in view.legal_moves, f"{self.name} chose {move} not in {view.legal_moves}"
+        self.moves.append(move)
+        return move
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: r.name)
+@pytest.mark.parametrize("level", list(LEVELS))
+def test_each_level_plays_only_legal_moves_to_the_end(rules: RuleSet, level: str) -> None:
+    opponents = ["random", "normal"]
+    for n in range(GAMES[level]):
+        me = Checked(make_player(level, n))
+        other = Checked(make_player(opponents[n % 2], 100 + n))
+        seats = [me, other] if n % 2 == 0 else [other, me]
+        game = play_game(rules, 7_000 + n, seats)  # Game.play refuses any illegal move too
+        assert game.result is not None
+        assert me.moves
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: r.name)
+def test_compulsory_aces_and_twos_are_played_first(rules: RuleSet) -> None:
+    # Classic rule 10: with an Ace due, the only legal moves are compulsory and every level
+    # picks one of them; kings has no compulsory plays and the same position plays freely.
+    game = lay(rules, payoffs=["9C 9C", "9D 5D"], hands=["AH 7S 8S 9S 10S", "2C 3C 4C 5C 6C"])
+    view = game.view(0)
+    for level in LEVELS:
+        move = make_player(level, 1).choose(view)
+        assert move in view.legal_moves
+        if rules is CLASSIC:
+            assert move in view.compulsory
+
+
+def test_the_view_holds_no_reference_to_the_game() -> None:
+    game, _ = Game.new(KINGS, 3)
+    view = game.view(game.turn)
+    seen: set[int] = set()
+    todo: list[object] = [view]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        assert not isinstance(obj, Game)
+        if isinstance(obj, type):
+            continue  # classes lead to modules, not to this game
+        todo.extend(gc.get_referents(obj))
+    # The hidden cards are nowhere in the view: only counts.
+    assert view.hand_sizes[1 - view.viewer] == 5 and view.stock_size == len(game.stock)
+
+
+def _swap_hidden(game: Game, seed: int) -> Game:
+    """The same game with the hidden cards (opponent's hand, stock, pay-off cards below the
+    tops) dealt differently."""
+    twin = Game.from_dict(game.to_dict())
+    me, opp = twin.turn, 1 - twin.turn
+    pool = twin.hands[opp] + twin.stock
+    below = [twin.payoffs[p][:-1] for p in (0, 1)]
+    rng = random.Random(seed)
+    rng.shuffle(pool)
+    for pile in below:
+        rng.shuffle(pile)
+    n = len(twin.hands[opp])
+    twin.hands[opp] = pool[:n]
+    twin.stock = pool[n:]
+    twin.payoffs = [below[p] + twin.payoffs[p][-1:] for p in (0, 1)]
+    twin._legal = None
+    assert Counter(twin.all_cards()) == Counter(full_deck(twin.rules))
+    assert twin.view(me) == game.view(me)
+    return twin
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: r.name)
+def test_players_cannot_tell_games_apart_that_differ_only_in_hidden_cards(rules: RuleSet) -> None:
+    game, _ = Game.new(rules, 21)
+    driver = make_player("normal", 5)
+    checked = 0
+    step = 0
+    while game.result is None and checked < 6:
+        view = game.view(game.turn)
+        if step % 9 == 0 and len(view.legal_moves) > 1:
+            twin = _swap_hidden(game, step)
+            for level in LEVELS:
+                a = make_player(level, 99).choose(view)
+                b = make_player(level, 99).choose(twin.view(twin.turn))
+                assert a is b, level
+            checked += 1
+        game.play(driver.choose(view))
+        step += 1
+    assert checked >= 3
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: r.name)
+@pytest.mark.parametrize("level", list(LEVELS))
+def test_same_seed_same_moves(rules: RuleSet, level: str) -> None:
+    def history() -> list[tuple[int, Move]]:
+        seats = [make_player(level, 4), make_player("easy", 5)]
+        return play_game(rules, 77, seats).history
+
+    assert history() == history()
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: r.name)
+def test_a_determinization_agrees_with_the_view_and_conserves_cards(rules: RuleSet) -> None:
+    game, _ = Game.new(rules, 8)
+    driver = make_player("easy", 1)
+    for _ in range(60):
+        game.play(driver.choose(game.view(game.turn)))
+    seat = game.turn
+    view = game.view(seat)
+    unseen = unseen_cards(view)
+    real_hidden = game.hands[1 - seat] + game.stock + game.payoffs[0][:-1] + game.payoffs[1][:-1]
+    assert Counter(unseen) == Counter(real_hidden)
+    for k in range(5):
+        det = determinize(view, random.Random(k))
+        assert Counter(det.all_cards()) == Counter(full_deck(rules))
+        mine = det.view(seat).to_dict()
+        theirs = view.to_dict()
+        mine.pop("recent"), theirs.pop("recent")  # history is not part of a determinization
+        assert mine == theirs
+        if rules.payoff_from_pack_a:
+            assert not any(c.is_joker for pile in det.payoffs for c in pile)
+    hidden = sample_hidden(view, random.Random(0))
+    assert len(hidden.stock) == view.stock_size
+    assert len(hidden.opponent_hand) == view.hand_sizes[1 - seat]
+
+
+def test_an_idle_pass_that_wins_the_stalemate_is_taken() -> None:
+    # Rule 16: the opponent (seat 1) passed without playing; seat 0 has fewer pay-off cards, so
+    # passing now ends the game in seat 0's favour.
+    game = lay(CLASSIC, payoffs=["9C", "9D 9D 9H"], hands=["KS QS 7H 8H JH", "KD QD 7D 8D JD"],
+               turn=1)
+    game.play(PASS)
+    view = game.view(0)
+    for level in ("normal", "hard"):
+        assert make_player(level, 0).choose(view) is PASS
+
+
+def test_normal_plays_a_line_that_reaches_the_pay_off_card() -> None:
+    # Pay-off 5; centre needs a 3; the 3 and the 4 are in the hand: play them, then the 5.
+    game = lay(KINGS, payoffs=["9C 5H", "9D 9D"], hands=["3S 4D QH QS JC", "2C 2C 2D 2H 2S"],
+               centre=["AS 2D", "", ""])
+    moves = []
+    player = make_player("normal", 0)
+    while game.turn == 0 and game.result is None and len(moves) < 3:
+        move = player.choose(game.view(0))
+        moves.append(move.text)
+        game.play(move)
+    assert moves == ["3S>C1", "4D>C1", "P>C1"]
+
+
+def test_make_player_levels_and_the_simple_policy() -> None:
+    for level in LEVELS:
+        assert make_player(level, 1).name == level
+    with pytest.raises(ValueError, match="Unknown level"):
+        make_player("grandmaster", 1)
+    game, _ = Game.new(KINGS, 2)
+    view = game.view(game.turn)
+    assert simple_move(view, random.Random(1)) in view.legal_moves
+    with pytest.raises(ValueError):
+        simple_move(game.view(1 - game.turn))
