@@ -377,20 +377,26 @@ class Game:
                     return self._compulsory()
         fit = self._fit
         needs = [(i, len(s) + 1) for i, s in enumerate(centre)]
+        # One bit per rank some centre stack needs: most cards fit none, and skip the loop.
+        needed = 0
+        for _, n in needs:
+            needed |= 1 << n
         moves: list[Move] = []
         if payoff:
             mask = fit[payoff[-1].code]
-            row = _PAYOFF[Target.CENTRE]
-            for i, n in needs:
-                if mask >> n & 1:
-                    moves.append(row[i])
-        for s, pile in enumerate(sides):
-            if pile:
-                mask = fit[pile[-1].code]
-                row = _SIDE[s][Target.CENTRE]
+            if mask & needed:
+                row = _PAYOFF[Target.CENTRE]
                 for i, n in needs:
                     if mask >> n & 1:
                         moves.append(row[i])
+        for s, pile in enumerate(sides):
+            if pile:
+                mask = fit[pile[-1].code]
+                if mask & needed:
+                    row = _SIDE[s][Target.CENTRE]
+                    for i, n in needs:
+                        if mask >> n & 1:
+                            moves.append(row[i])
         accepts: list[tuple[int, int]] = []
         if side_down:
             four = self._centres_in_play() == rules.centre_stacks
@@ -405,10 +411,11 @@ class Game:
             seen |= 1 << code
             mask = fit[code]
             rows = _HAND[code]
-            row = rows[0]  # Target.CENTRE
-            for i, n in needs:
-                if mask >> n & 1:
-                    moves.append(row[i])
+            if mask & needed:
+                row = rows[0]  # Target.CENTRE
+                for i, n in needs:
+                    if mask >> n & 1:
+                        moves.append(row[i])
             row = rows[1]  # Target.SIDE
             if side_down:
                 rank = card.rank
