@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -32,7 +31,7 @@ from engine import (
     View,
 )
 from engine.moves import parse_source, parse_target
-from engine.players import simple_move
+from engine.players import Player, make_player
 
 from .stakes import game_entry
 from .storage import ChallengeRow, GameRow, GuildSettings, Storage, StorageError
@@ -41,6 +40,9 @@ from .text import describe_events, describe_history
 __all__ = ["ChallengeExpired", "GameService", "LiveGame", "MoveOutcome", "UserError"]
 
 log = logging.getLogger(__name__)
+
+COMPUTER_LEVELS = ("easy", "normal", "hard")
+"""The computer opponent's levels offered on Discord."""
 
 
 class UserError(Exception):
@@ -72,6 +74,7 @@ class LiveGame:
     stake_cents: int = 0
     per_card_cents: int = 0
     currency: str = "$"
+    computer_level: str = "normal"
     """Public lines about the latest moves, oldest first (for the board)."""
 
     def seat_of(self, user_id: int) -> int | None:
@@ -125,6 +128,7 @@ class GameService:
         self._locks: dict[int, asyncio.Lock] = {}
         self._challenge_locks: dict[int, asyncio.Lock] = {}
         self.listeners: list[Listener] = []
+        self._players: dict[int, Player] = {}
 
     # ------------------------------------------------------------------ settings
 
@@ -165,6 +169,7 @@ class GameService:
         names: tuple[str, str] = ("Player 1", "Player 2"),
         stakes: tuple[int, int] = (0, 0),
         target: int | None = None,
+        level: str = "normal",
     ) -> ChallengeRow | LiveGame:
         """Open a challenge, or start a game at once when the computer is challenged.
 
@@ -190,9 +195,11 @@ class GameService:
             if any(stakes):
                 raise UserError("The computer doesn't play for money: challenge it without "
                                 "stakes.")
+            if level not in COMPUTER_LEVELS:
+                raise UserError(f"Unknown level {level!r}: choose easy, normal or hard.")
             return await self._start_game(
                 guild_id, channel_id, (challenger_id, opponent_id), names, rules,
-                vs_computer=True,
+                vs_computer=True, level=level,
             )
         return await self.storage.create_challenge(
             guild_id=guild_id,
@@ -296,6 +303,7 @@ class GameService:
         rules: RuleSet,
         *,
         vs_computer: bool,
+        level: str = "normal",
     ) -> LiveGame:
         match, _ = Match.new(rules, self.new_seed())
         game_id = await self.storage.create_game(
@@ -306,6 +314,7 @@ class GameService:
             rules=rules.to_dict(),
             state=match.to_dict(),
             vs_computer=vs_computer,
+            computer_level=level,
         )
         return await self._load(game_id)
 
@@ -433,7 +442,11 @@ class GameService:
                 return None
             seat = live.match.game.turn
             view = live.match.game.view(seat)
-            move = simple_move(view, random.Random(f"{live.id}/{live.version}"))
+            player = self._players.get(live.id)
+            if player is None:
+                player = self._players[live.id] = make_player(live.computer_level, seed=live.id)
+            # The player sees the view only; a search may take a while, so off the event loop.
+            move = await asyncio.to_thread(player.choose, view)
             events = live.match.play(move, seat)
             return await self._commit(live, seat, None, [move.text], events)
 
@@ -574,4 +587,5 @@ def _live_from_row(row: GameRow) -> LiveGame:
         stake_cents=row.stake_cents,
         per_card_cents=row.per_card_cents,
         currency=row.currency,
+        computer_level=row.computer_level,
     )

@@ -110,6 +110,7 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE games ADD COLUMN stake_cents INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE games ADD COLUMN per_card_cents INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE games ADD COLUMN currency TEXT NOT NULL DEFAULT '$';
+    ALTER TABLE games ADD COLUMN computer_level TEXT NOT NULL DEFAULT 'normal';
     CREATE TABLE ledger (
         id            INTEGER PRIMARY KEY,
         guild_id      INTEGER NOT NULL,
@@ -273,6 +274,7 @@ class GameRow:
     stake_cents: int = 0
     per_card_cents: int = 0
     currency: str = "$"
+    computer_level: str = "normal"
 
 
 @dataclass(frozen=True, slots=True)
@@ -599,6 +601,7 @@ class Storage:
         rules: dict[str, Any],
         state: dict[str, Any],
         vs_computer: bool = False,
+        computer_level: str = "normal",
     ) -> int:
         """Create a game directly (a game against the computer needs no challenge)."""
         await self._db.execute("BEGIN IMMEDIATE")
@@ -606,6 +609,8 @@ class Storage:
             game_id = await self._insert_game(
                 guild_id, channel_id, players, names, rules, state, vs_computer
             )
+            await self._db.execute("UPDATE games SET computer_level = ? WHERE id = ?",
+                                   (computer_level, game_id))
             await self._db.execute("COMMIT")
             return game_id
         except BaseException:
@@ -1187,6 +1192,7 @@ def _game(row: aiosqlite.Row) -> GameRow:
         stake_cents=int(row["stake_cents"]),
         per_card_cents=int(row["per_card_cents"]),
         currency=str(row["currency"]),
+        computer_level=str(row["computer_level"]),
     )
 
 

@@ -31,6 +31,9 @@ log = logging.getLogger(__name__)
 
 EXPIRED = "⌛ This challenge expired."
 
+LEVEL_CHOICES = [Choice(name="easy", value="easy"), Choice(name="normal", value="normal"),
+                 Choice(name="hard", value="hard")]
+
 RULE_CHOICES = [Choice(name="kings (Kings wild, to 50 points)", value="kings"),
                 Choice(name="classic (card-book rules with jokers)", value="classic")]
 
@@ -64,13 +67,15 @@ class GamesCog(commands.Cog):
                            stake="Paid by the loser to the winner, e.g. 0.50",
                            per_card="Paid per card of the winning margin, e.g. 0.05",
                            target="Play a match to this many points (kings: 50; classic: "
-                                  "one game)")
-    @app_commands.choices(rules=RULE_CHOICES)
+                                  "one game)",
+                           level="Against me (the computer): how strong (default normal)")
+    @app_commands.choices(rules=RULE_CHOICES, level=LEVEL_CHOICES)
     @app_commands.guild_only()
     async def challenge(
         self, interaction: discord.Interaction[Any], opponent: discord.Member,
         rules: Choice[str] | None = None, stake: str | None = None,
         per_card: str | None = None, target: app_commands.Range[int, 1, 1000] | None = None,
+        level: Choice[str] | None = None,
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         me = interaction.user
@@ -91,11 +96,12 @@ class GamesCog(commands.Cog):
                    else opponent.display_name),
             stakes=stakes,
             target=target,
+            level=level.value if level else "normal",
         )
         if isinstance(result, LiveGame):
             await interaction.response.send_message(
-                f"{me.mention} is playing against the computer "
-                f"({_terms(result.match.rules)}). Good luck!",
+                f"{me.mention} is playing against the computer ({result.computer_level}; "
+                f"{_terms(result.match.rules)}). Good luck!",
                 allowed_mentions=discord.AllowedMentions.none(),
             )
             await self.bot.game_started(result)

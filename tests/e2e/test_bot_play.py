@@ -381,20 +381,22 @@ async def test_restart_mid_game_keeps_everything_and_old_buttons_work(world: Wor
         assert "moved on" in message.content or "Your hand" in message.content
 
 
-async def test_practice_against_the_computer(world: World, no_error_logs) -> None:
+@pytest.mark.parametrize(("level", "turns"), [("easy", 20), ("hard", 4)])
+async def test_practice_against_the_computer(world: World, no_error_logs, level: str,
+                                             turns: int) -> None:
     fake = world.fake
     assert world.bot is not None and world.bot.user is not None
     me = world.guild.member(world.bot.user.name) if hasattr(world.guild, "member") else None
     bot_member = me or next(m for m in world.guild.members.values()
                             if m.user.id == world.bot.user.id)
     inter = await fake.slash(world.alice, world.channel, "challenge", opponent=bot_member,
-                             rules="kings")
+                             rules="kings", level=level)
     reply = await inter.message()
-    assert "against the computer" in reply.content
+    assert "against the computer" in reply.content and level in reply.content
     await world.settle()
     live = live_game(world)
-    assert live.vs_computer
-    for _ in range(20):
+    assert live.vs_computer and live.computer_level == level
+    for _ in range(turns):
         await world.settle()
         if live.finished or live.match.games_dealt > 1:
             break

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from engine import CLASSIC, KINGS, PASS, Game, Move, RuleSet, View, full_deck
+from engine import CLASSIC, KINGS, PASS, Game, Match, Move, RuleSet, View, full_deck
 from engine.ai.knowledge import determinize, sample_hidden, unseen_cards
 from engine.arena import play_game
 from engine.players import LEVELS, Player, make_player, simple_move
@@ -16,6 +16,7 @@ from engine.players import LEVELS, Player, make_player, simple_move
 from .conftest import lay
 
 RULE_SETS = [CLASSIC, KINGS]
+NO_REFILL = CLASSIC.with_options(refill_empty_hand=False)
 GAMES = {"random": 12, "easy": 12, "normal": 12, "hard": 3}
 
 
@@ -35,7 +36,8 @@ class Checked:
         return move
 
 
-@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: r.name)
+@pytest.mark.parametrize("rules", [*RULE_SETS, NO_REFILL],
+                         ids=["classic", "kings", "classic-no-refill"])
 @pytest.mark.parametrize("level", list(LEVELS))
 def test_each_level_plays_only_legal_moves_to_the_end(rules: RuleSet, level: str) -> None:
     opponents = ["random", "normal"]
@@ -189,3 +191,19 @@ def test_make_player_levels_and_the_simple_policy() -> None:
     assert simple_move(view, random.Random(1)) in view.legal_moves
     with pytest.raises(ValueError):
         simple_move(game.view(1 - game.turn))
+
+
+@pytest.mark.parametrize("level", list(LEVELS))
+def test_each_level_plays_a_kings_match_to_its_target(level: str) -> None:
+    match, _ = Match.new(KINGS, 31)
+    players = [make_player(level, 1), make_player("easy", 2)]
+    while not match.is_over:
+        if match.game.result is not None:
+            match.next_game()
+            continue
+        game = match.game
+        view = game.view(game.turn)
+        move = players[game.turn].choose(view)
+        assert move in view.legal_moves
+        match.play(move, player=game.turn)
+    assert match.target is not None and max(match.scores) >= match.target or match.resigned

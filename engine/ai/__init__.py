@@ -1,0 +1,14 @@
+"""The computer opponent's thinking, behind ``engine.players``.
+
+- ``knowledge``: what a view tells about the hidden cards (which cards are unseen) and how to
+  deal them into a hypothetical full game consistent with the view (a determinization);
+- ``planner``: the turn planner of the ``normal`` player, a bounded search over the plays of
+  one turn with a heuristic evaluation of where the turn ends;
+- ``search``: the ``hard`` player, which re-scores the planner's best turns by simulating the
+  opponent's next turn and its own over sampled determinizations.
+
+Everything here works from a ``View`` alone; nothing imports or receives a ``Game`` except the
+determinizations it builds itself from a view.
+"""
+
+from __future__ import annotations

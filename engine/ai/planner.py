@@ -1,0 +1,554 @@
+"""The turn planner: a bounded search over the plays of one turn, from the viewer's view.
+
+A turn is a sequence of plays to the centre that ends with a discard (or a pass in classic). The
+planner walks those sequences depth first, merging positions reached by different orders, and
+scores every place a turn could stop:
+
+- a line that plays the pay-off card scores highest (the next pay-off card is then revealed, so
+  the player plans again from the new view); a line that empties the hand mid-turn comes next
+  (five new cards are drawn);
+- otherwise the end of the turn is scored by how likely the opponent is to reach his pay-off card
+  from the centre stacks left behind (his side-stack tops are public; his hand is estimated from
+  the unseen cards), how close the centre is to the player's own pay-off card, the cards played
+  and wild cards spent, and the best discard (or pass) from what is left.
+
+Everything is bounded by a node budget, not a clock, so the same view always gives the same plan.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..cards import ALL_KINDS as _ALL
+from ..cards import Card
+from ..game import _centre_fit_masks, _side_result
+from ..moves import PASS, Move, Target
+from ..rules import RuleSet
+from ..views import View
+from .knowledge import Hidden, idle_streak, side_masks, unseen_cards
+
+__all__ = ["Candidate", "Planner", "Weights"]
+
+HAND, PAYOFF, SIDE = 0, 1, 2
+"""Sources of a play in a planned line."""
+
+Play = tuple[int, int, int]
+"""A planned play: (source kind, card code for the hand or side-stack index, centre slot)."""
+
+END, PAYOFF_PLAYED, REFILL, WON = "end", "payoff", "refill", "won"
+
+_FIT: dict[RuleSet, list[int]] = {}
+
+
+def fit_masks(rules: RuleSet) -> list[int]:
+    """For each card code, the centre 'needs' ranks it may be played on (as the engine does)."""
+    fit = _FIT.get(rules)
+    if fit is None:
+        fit = _FIT[rules] = _centre_fit_masks(rules)
+    return fit
+
+
+def is_wild(rules: RuleSet, card: Card) -> bool:
+    """True for the rule set's wild card: a joker in classic, a King in kings."""
+    return card.is_joker if rules.wild_rank == 0 else card.rank == rules.wild_rank
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """The planner's evaluation weights (one set per level; ``hard`` re-scores with search)."""
+
+    payoff: float = 1000.0
+    """A line that plays the pay-off card."""
+    refill: float = 300.0
+    """A line that empties the hand mid-turn (five new cards)."""
+    win: float = 100_000.0
+    """A line that plays the last pay-off card."""
+    threat: float = 140.0
+    """Times the estimated chance that the opponent reaches his pay-off card next turn."""
+    potential: float = 25.0
+    """Times the closeness of a centre stack to the player's own pay-off card."""
+    played_hand: float = 4.0
+    """Each hand card played to the centre (fewer cards kept, more drawn next turn)."""
+    played_side: float = 5.0
+    """Each side-stack card played (uncovers the card below)."""
+    wild_spent: float = 12.0
+    """Each wild card spent without reaching the pay-off card."""
+    discard: float = 1.0
+    """Scale of the discard evaluation."""
+    bury: float = 10.0
+    """Cost of covering a side-stack top by how soon it could be played."""
+    keep: float = 6.0
+    """Cost of discarding a card by how soon it could be played from the hand."""
+    pass_cost: float = 8.0
+    """Cost of passing with cards in hand (classic): the hand is not refreshed."""
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One way the turn could go: the plays, and how it ends."""
+
+    score: float
+    """The planner's score (higher is better)."""
+    line: tuple[Play, ...]
+    """The plays to the centre, in order."""
+    kind: str
+    """``end`` (the turn ends with ``finish``), ``payoff``, ``refill`` or ``won``."""
+    finish: Move | None
+    """The discard or pass that ends the turn (for ``end``)."""
+    needs: tuple[int, ...]
+    """The centre stacks' needs after the plays."""
+    hand: tuple[Card, ...]
+    """The hand after the plays and the discard."""
+    sides: tuple[tuple[Card, ...], ...]
+    """The player's side stacks after the plays and the discard."""
+    base: float = 0.0
+    """The score without the threat and potential estimates (for re-scoring by rollouts)."""
+
+
+def play_to_move(play: Play, hand_card: dict[int, Card]) -> Move:
+    """The engine move for a planned play."""
+    kind, what, slot = play
+    if kind == HAND:
+        return Move.hand(hand_card[what], Target.CENTRE, slot)
+    if kind == PAYOFF:
+        return Move.payoff(Target.CENTRE, slot)
+    return Move.side(what, Target.CENTRE, slot)
+
+
+class Planner:
+    """Plans the viewer's turn from a view (the viewer must be on turn)."""
+
+    def __init__(self, view: View, weights: Weights | None = None, node_limit: int = 400,
+                 deals: Sequence[Hidden] = ()) -> None:
+        """Read what the planner needs from ``view``.
+
+        With ``deals`` (sampled hidden cards), the chance that the opponent reaches his pay-off
+        card is measured on those deals instead of estimated from rank counts.
+        """
+        if view.viewer is None or view.hand is None:
+            raise ValueError("The planner needs a player's view.")
+        self.view = view
+        self.w = weights or Weights()
+        self.node_limit = node_limit
+        rules = view.rules
+        self.rules = rules
+        self.fit = fit_masks(rules)
+        self.top = rules.top_rank
+        self.me = me = view.viewer
+        self.opp = opp = 1 - me
+        self.needs0 = [c.needs for c in view.centre]
+        self.hand0 = list(view.hand)
+        self.sides0 = [list(s) for s in view.sides[me]]
+        self.masks0 = [side_masks(rules, s) for s in view.sides[me]]
+        self.payoff = view.payoff_tops[me]
+        self.payoff_count = view.payoff_counts[me]
+        self.opp_payoff = view.payoff_tops[opp]
+        self.wild_code = [is_wild(rules, c) for c in _ALL]
+        self.unseen = unseen_cards(view)
+        self.unseen_by_rank = Counter(c.rank for c in self.unseen)
+        self.n_unseen = max(1, len(self.unseen))
+        wilds = sum(1 for c in self.unseen if is_wild(rules, c))
+        wild_ace = bool(rules.wild_rank) and rules.king_starts_stack
+        self.p_rank = [self._p_has(self.unseen_by_rank[r] + (wilds if r > 1 or wild_ace else 0))
+                       for r in range(15)]
+        self.legal = frozenset(view.legal_moves)
+        self.threat_table = self._threat_table()
+        self.reach = [self._reach_mask(d) for d in deals]
+        self.potential_table = self._potential_table()
+        self.idle = idle_streak(view)
+        self.nodes = 0
+
+    # ------------------------------------------------------------------ estimates
+
+    def _p_has(self, copies: int) -> float:
+        # Chance that five cards drawn from the unseen pool hold at least one of ``copies``.
+        if copies <= 0:
+            return 0.0
+        return 1.0 - (1.0 - min(1.0, copies / self.n_unseen)) ** self.rules.hand_size
+
+    def _chain(self, start: int, goal: int, piles: list[list[Card]]) -> float:
+        """Chance of playing ranks ``start``..``goal-1`` from side-stack tops, else the hand."""
+        piles = [p[:] for p in piles]
+        chance = 1.0
+        fit = self.fit
+        for need in range(start, goal):
+            for pile in piles:
+                if pile and not self.wild_code[pile[-1].code] and pile[-1].rank == need:
+                    pile.pop()
+                    break
+            else:
+                for pile in piles:
+                    if pile and fit[pile[-1].code] >> need & 1:
+                        pile.pop()
+                        break
+                else:
+                    chance *= self.p_rank[need]
+                    if chance < 0.01:
+                        return 0.0
+        return chance
+
+    def _threat_table(self) -> list[float]:
+        """For each need 1..top: the chance the opponent reaches his pay-off card from it."""
+        table = [0.0] * (self.top + 2)
+        card = self.opp_payoff
+        if card is None:
+            return table
+        piles = [list(p) for p in self.view.sides[self.opp]]
+        if self.rules.wild_rank and card.rank == self.rules.wild_rank:
+            return [1.0] * (self.top + 2)
+        goal = card.rank
+        for need in range(1, self.top + 1):
+            if need <= goal:
+                table[need] = 1.0 if need == goal else self._chain(need, goal, piles)
+        return table
+
+    def _potential_table(self) -> list[float]:
+        """For each need: how close a stack with that need is to the viewer's pay-off card."""
+        table = [0.0] * (self.top + 2)
+        card = self.payoff
+        if card is None:
+            return table
+        if self.rules.wild_rank and card.rank == self.rules.wild_rank:
+            return table
+        goal = card.rank
+        for need in range(1, min(goal, self.top) + 1):
+            table[need] = 0.55 ** (goal - need)
+        return table
+
+    # ------------------------------------------------------------------ search
+
+    def search(self, keep: int = 1) -> list[Candidate]:
+        """The best ``keep`` ways to play the turn, best first (at least one while on turn)."""
+        rules = self.rules
+        fit = self.fit
+        top = self.top
+        wild = self.wild_code
+        needs = self.needs0[:]
+        hand = self.hand0[:]
+        sides = [s[:] for s in self.sides0]
+        payoff = self.payoff
+        refill = rules.refill_empty_hand
+        compulsory_rules = rules.compulsory_aces_twos
+        line: list[Play] = []
+        seen: set[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = set()
+        found: list[Candidate] = []
+        self.nodes = 0
+        w = self.w
+        stock_empty = self.view.stock_size == 0
+        # Ending a turn is only possible when the view says so at the root (the view knows
+        # about compulsory plays); deeper down the planner applies rules 10 and 11 itself.
+
+        def generate() -> tuple[list[Play], bool]:
+            """Plays from the current position, and whether they are compulsory."""
+            slot_of: dict[int, int] = {}
+            for i, n in enumerate(needs):
+                if n not in slot_of:
+                    slot_of[n] = i
+            if compulsory_rules:
+                due: list[Play] = []
+                if 1 in slot_of:
+                    s1 = slot_of[1]
+                    if payoff is not None and payoff.rank == 1:
+                        due.append((PAYOFF, 0, s1))
+                    for s, pile in enumerate(sides):
+                        if pile and pile[-1].rank == 1:
+                            due.append((SIDE, s, s1))
+                    for c in set(hand):
+                        if c.rank == 1:
+                            due.append((HAND, c.code, s1))
+                if 2 in slot_of:
+                    s2 = slot_of[2]
+                    if payoff is not None and payoff.rank == 2:
+                        due.append((PAYOFF, 0, s2))
+                    for s, pile in enumerate(sides):
+                        if pile and pile[-1].rank == 2:
+                            due.append((SIDE, s, s2))
+                    for c in set(hand):
+                        if c.rank == 2:
+                            due.append((HAND, c.code, s2))
+                if due:
+                    due.sort(key=lambda p: (p[0] != PAYOFF, p[0] != SIDE, p[1], p[2]))
+                    return due, True
+            plays: list[Play] = []
+            if payoff is not None:
+                m = fit[payoff.code]
+                for n, i in slot_of.items():
+                    if m >> n & 1:
+                        plays.append((PAYOFF, 0, i))
+            for s, pile in enumerate(sides):
+                if pile:
+                    m = fit[pile[-1].code]
+                    for n, i in slot_of.items():
+                        if m >> n & 1:
+                            plays.append((SIDE, s, i))
+            wild_plays: list[Play] = []
+            for c in sorted(set(hand), key=lambda c: c.code):
+                m = fit[c.code]
+                target = wild_plays if wild[c.code] else plays
+                for n, i in slot_of.items():
+                    if m >> n & 1:
+                        target.append((HAND, c.code, i))
+            return plays + wild_plays, False
+
+        def visit(wilds: int, from_hand: int, from_side: int) -> None:
+            key = (tuple(sorted(needs)), tuple(sorted(c.code for c in hand)),
+                   tuple(len(s) for s in sides))
+            if key in seen:
+                return
+            seen.add(key)
+            self.nodes += 1
+            plays, forced = generate()
+            if not forced:
+                base = (w.played_hand * from_hand + w.played_side * from_side
+                        - w.wild_spent * wilds)
+                self._end_candidates(found, tuple(line), needs, hand, sides, base)
+            if self.nodes >= self.node_limit:
+                return
+            for play in plays:
+                kind, what, slot = play
+                before = needs[slot]
+                if kind == HAND:
+                    card = _ALL[what]
+                    hand.remove(card)
+                elif kind == PAYOFF:
+                    assert payoff is not None
+                    card = payoff
+                else:
+                    card = sides[what].pop()
+                after = before + 1
+                needs[slot] = 1 if after > top else after
+                line.append(play)
+                is_wild_card = wild[card.code]
+                if kind == PAYOFF:
+                    won = self.payoff_count <= 1
+                    score = (w.win if won else w.payoff) + w.played_hand * from_hand \
+                        + w.played_side * from_side - 0.5 * w.wild_spent * wilds \
+                        - 0.3 * w.threat * self._threat(needs)
+                    found.append(Candidate(score, tuple(line), WON if won else PAYOFF_PLAYED,
+                                           None, tuple(needs), tuple(hand),
+                                           tuple(tuple(s) for s in sides), score))
+                elif not hand and refill and (kind == HAND) and not stock_empty:
+                    score = (w.refill + w.played_hand * (from_hand + 1)
+                             + w.played_side * from_side
+                             - w.wild_spent * (wilds + is_wild_card)
+                             - 0.5 * w.threat * self._threat(needs)
+                             + w.potential * self._potential(needs))
+                    found.append(Candidate(score, tuple(line), REFILL, None, tuple(needs), (),
+                                           tuple(tuple(s) for s in sides), score))
+                else:
+                    visit(wilds + is_wild_card, from_hand + (kind == HAND),
+                          from_side + (kind == SIDE))
+                line.pop()
+                needs[slot] = before
+                if kind == HAND:
+                    hand.append(card)
+                elif kind == SIDE:
+                    sides[what].append(card)
+                if self.nodes >= self.node_limit:
+                    return
+
+        visit(0, 0, 0)
+        found.sort(key=lambda c: -c.score)
+        return found[:keep]
+
+    def _reach_mask(self, deal: Hidden) -> int:
+        """The centre needs from which the opponent reaches his pay-off card in ``deal``."""
+        card = self.opp_payoff
+        if card is None:
+            return 0
+        top = self.top
+        if self.rules.wild_rank and card.rank == self.rules.wild_rank:
+            return (1 << (top + 2)) - 1
+        goal = card.rank
+        h = self.rules.hand_size
+        start_hand = list(deal.opponent_hand)
+        stock = list(deal.stock)
+        drawn = max(0, h - len(start_hand))
+        start_hand += stock[:drawn]
+        stock = stock[drawn:]
+        refill = self.rules.refill_empty_hand
+        wild = self.wild_code
+        fit = self.fit
+        mask = 1 << goal
+        piles0 = [list(p) for p in self.view.sides[self.opp]]
+        for start in range(1, goal):
+            hand = start_hand[:]
+            piles = [p[:] for p in piles0]
+            pos = 0
+            need = start
+            while need < goal:
+                used = False
+                for pile in piles:
+                    if pile and pile[-1].rank == need and not wild[pile[-1].code]:
+                        pile.pop()
+                        used = True
+                        break
+                if not used:
+                    for c in hand:
+                        if c.rank == need and not wild[c.code]:
+                            hand.remove(c)
+                            used = True
+                            break
+                if not used:
+                    for pile in piles:
+                        if pile and fit[pile[-1].code] >> need & 1:
+                            pile.pop()
+                            used = True
+                            break
+                if not used:
+                    for c in hand:
+                        if fit[c.code] >> need & 1:
+                            hand.remove(c)
+                            used = True
+                            break
+                if not used:
+                    break
+                if not hand and refill:
+                    hand = stock[pos:pos + h]
+                    pos += h
+                need += 1
+            if need >= goal:
+                mask |= 1 << start
+        return mask
+
+    def _threat(self, needs: list[int]) -> float:
+        reach = self.reach
+        if reach:
+            bits = 0
+            for n in needs:
+                bits |= 1 << n
+            return sum(1 for r in reach if r & bits) / len(reach)
+        t = self.threat_table
+        miss = 1.0
+        for n in set(needs):
+            miss *= 1.0 - t[n]
+        return 1.0 - miss
+
+    def _potential(self, needs: list[int]) -> float:
+        t = self.potential_table
+        return max(t[n] for n in needs)
+
+    # ------------------------------------------------------------------ ending the turn
+
+    def _end_candidates(self, found: list[Candidate], line: tuple[Play, ...], needs: list[int],
+                        hand: list[Card], sides: list[list[Card]], base: float) -> None:
+        """Score the ways of ending the turn here and keep the best one."""
+        w = self.w
+        threat = self._threat(needs)
+        potential = self._potential(needs)
+        state = base - w.threat * threat + w.potential * potential
+        best: tuple[float, Move] | None = None
+        root = not line
+        for move, value in self._finishes(needs, hand, sides, root):
+            if root and move not in self.legal:
+                continue
+            if best is None or value > best[0]:
+                best = (value, move)
+        if best is None:
+            return
+        value, move = best
+        new_hand = list(hand)
+        new_sides = [tuple(s) for s in sides]
+        if move is not PASS:
+            assert move.card is not None
+            new_hand.remove(move.card)
+            new_sides[move.target_index] = (*sides[move.target_index], move.card)
+        found.append(Candidate(state + w.discard * value, line, END, move, tuple(needs),
+                               tuple(new_hand), tuple(new_sides), base + w.discard * value))
+
+    def _use(self, rank: int, needs: list[int]) -> float:
+        """How soon a card of ``rank`` is likely to be playable (1: now, towards 0: not soon)."""
+        if rank == 0:
+            return 1.0
+        gap = 99
+        for n in needs:
+            if n <= rank:
+                gap = min(gap, rank - n)
+        if gap == 99:
+            gap = rank - 1
+        use = 1.0 / (1 + gap)
+        goal = self.payoff.rank if self.payoff is not None else 0
+        if goal and any(n <= rank < goal for n in needs):
+            use += 0.3  # a bridge towards the pay-off card
+        return use
+
+    def _finishes(self, needs: list[int], hand: list[Card], sides: list[list[Card]],
+                  root: bool) -> list[tuple[Move, float]]:
+        """Every way to end the turn here with its value: discards, and a pass in classic."""
+        rules = self.rules
+        out: list[tuple[Move, float]] = []
+        classic = rules.side_down_or_same
+        four = all(n > 1 for n in needs)
+        empties = sum(1 for s in sides if not s)
+        for card in set(hand):
+            r = card.rank
+            wildc = self.wild_code[card.code]
+            keep = self._use(r, needs)
+            for s, pile in enumerate(sides):
+                height = len(pile)
+                if classic:
+                    masks = self.masks0[s]
+                    top_mask = masks[height - 1] if height else -1
+                    if _side_result(top_mask, card, four) == 0:
+                        continue
+                value = 0.0
+                if wildc:
+                    value -= 60.0
+                if not pile:
+                    value += 4.0 if r >= 12 else (1.5 if r >= 9 else -2.0 - (9 - r) * 0.5)
+                    if empties == 1 and r < 11:
+                        value -= 4.0
+                else:
+                    below = pile[-1]
+                    br = below.rank
+                    if self.wild_code[below.code]:
+                        value -= 25.0  # burying a wild card
+                    elif br == r:
+                        value += 7.0
+                    elif br == r + 1:
+                        value += 6.0
+                    else:
+                        value += -1.0 - self.w.bury * self._use(br, needs)
+                        if not classic and br < r:
+                            value -= 2.0  # a run the wrong way round buries the lower card
+                value -= self.w.keep * keep
+                value += 0.25 * r  # high cards are needed last
+                out.append((Move.hand(card, Target.SIDE, s), value))
+        if rules.may_pass:
+            value = -self.w.pass_cost if hand else 0.0
+            me, opp = self.me, self.opp
+            counts = self.view.payoff_counts
+            idle_now = root and self.view.plays_this_turn == 0
+            if idle_now and self.idle >= 1:
+                # Rule 16: an idle pass now ends the game on pay-off sizes.
+                value = 50_000.0 if counts[me] < counts[opp] else -50_000.0
+            elif idle_now and counts[me] > counts[opp]:
+                value -= 10.0  # an idle pass lets the opponent end the game while ahead
+            out.append((PASS, value))
+        return out
+
+    # ------------------------------------------------------------------ choosing
+
+    def best_move(self) -> Move:
+        """The first move of the best plan, always one of the view's legal moves."""
+        legal = self.view.legal_moves
+        if not legal:
+            raise ValueError("The viewer has no move to make: not on turn, or the game is over.")
+        best = self.search(keep=1)
+        if best:
+            move = first_move(best[0], self.hand0)
+            if move in legal:
+                return move
+        return legal[0]  # pragma: no cover - a plan the engine disagrees with
+
+
+def first_move(cand: Candidate, hand: list[Card]) -> Move:
+    """The move that starts ``cand``: its first play, or its discard or pass."""
+    if cand.line:
+        return play_to_move(cand.line[0], {c.code: c for c in hand})
+    assert cand.finish is not None
+    return cand.finish
+
+
