@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from engine import View
+
 from .render import render_board
 from .service import LiveGame, UserError
 from .text import board_fields, result_text
@@ -88,7 +90,7 @@ class BoardPublisher:
                 # Notes stay on the turn's message through later edits.
                 shown = self._shown.setdefault(game_id, [])
                 shown.extend(pending)
-                payload = self._payload(live, png, shown)
+                payload = self._payload(live, view, png, shown)
                 if not shown:
                     del payload["content"]  # keep whatever the message said before a restart
                 try:
@@ -98,7 +100,7 @@ class BoardPublisher:
                 except discord.NotFound:
                     pending = shown
             self._shown[game_id] = list(pending)
-            payload = self._payload(live, png, pending)
+            payload = self._payload(live, view, png, pending)
             mention = live.on_turn if not live.finished and live.on_turn != self.bot.computer_id \
                 else None
             if mention:
@@ -110,10 +112,10 @@ class BoardPublisher:
             await self.bot.service.set_board(live, message.id, key)
             return message
 
-    def _payload(self, live: LiveGame, png: bytes, notes: list[str]) -> dict[str, Any]:
+    def _payload(self, live: LiveGame, view: View, png: bytes, notes: list[str]
+                 ) -> dict[str, Any]:
         match = live.match
         game = match.game
-        view = game.public_view()
         names = live.names
         rules = match.rules
         title = f"Spite & Malice · {rules.name}"

@@ -27,6 +27,7 @@ from engine import (
     MoveError,
     RuleSet,
     SetupError,
+    Source,
     TurnEnded,
     View,
 )
@@ -534,23 +535,27 @@ class GameService:
 
     def legal_sources(self, live: LiveGame, user_id: int) -> list[Move]:
         """One legal move per distinct source the user could move now (for autocomplete)."""
-        view = self.view(live, user_id)
-        seen: dict[str, Move] = {}
-        for move in view.legal_moves:
-            if not move.is_pass:
-                seen.setdefault(move.source_token, move)
-        return list(seen.values())
+        return [moves[0] for moves in moves_by_source(self.view(live, user_id)).values()]
 
     def legal_targets(self, live: LiveGame, user_id: int, source: str) -> list[Move]:
         """The legal moves from ``source`` (a token such as ``7H``, ``P`` or ``S2``)."""
-        view = self.view(live, user_id)
         try:
             kind, card, index = parse_source(source)
         except MoveError:
             return []
-        return [m for m in view.legal_moves
-                if not m.is_pass and m.source is kind and m.card is card
-                and m.source_index == index]
+        # The canonical token, whatever way it was typed ("7h", "payoff", "s2").
+        token = card.text if card is not None else (
+            "P" if kind is Source.PAYOFF else f"S{index + 1}")
+        return moves_by_source(self.view(live, user_id)).get(token, [])
+
+
+def moves_by_source(view: View) -> dict[str, list[Move]]:
+    """The viewer's legal moves (pass aside) grouped by source token, in the engine's order."""
+    groups: dict[str, list[Move]] = {}
+    for move in view.legal_moves:
+        if not move.is_pass:
+            groups.setdefault(move.source_token, []).append(move)
+    return groups
 
 
 def parse_target_token(token: str) -> str:

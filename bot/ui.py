@@ -27,7 +27,7 @@ import discord
 from engine import Move
 
 from .render import BoardInfo, render_hand
-from .service import LiveGame, UserError
+from .service import LiveGame, UserError, moves_by_source
 from .text import hand_text, source_label, target_label
 
 if TYPE_CHECKING:
@@ -349,18 +349,17 @@ async def hand_payload(
     """The private hand message: image, text and the controls to move."""
     import asyncio
 
-    service = bot.service
-    view = service.view(live, user_id)
+    view = bot.service.view(live, user_id)
     png = await asyncio.to_thread(render_hand, view, board_info(live))
     lines = [note] if note else []
     lines.append(hand_text(view))
     controls = discord.ui.View(timeout=None)
     if view.my_turn:
-        sources = service.legal_sources(live, user_id)
+        groups = moves_by_source(view)
         compulsory = {m.source_token for m in view.compulsory}
         targets: list[Move] = []
         if selected:
-            targets = service.legal_targets(live, user_id, selected)
+            targets = groups.get(selected.strip().upper(), [])
             if not targets:
                 lines.append("That card can't move now; choose another.")
         if targets:
@@ -373,12 +372,10 @@ async def hand_payload(
             controls.add_item(BackButton(live.id))
         else:
             options = []
-            for move in sources:
-                token = move.source_token
-                outs = service.legal_targets(live, user_id, token)
+            for token, outs in groups.items():
                 where = ", ".join(m.target_token for m in outs)
                 options.append(discord.SelectOption(
-                    label=("❗ " if token in compulsory else "") + source_label(move, view),
+                    label=("❗ " if token in compulsory else "") + source_label(outs[0], view),
                     value=token,
                     description=("must be played first · " if token in compulsory else "")
                     + f"to {where}"[:90],
