@@ -205,7 +205,10 @@ class SpiteBot(commands.Bot):
             await asyncio.sleep(self.config.tick)
 
     async def tick(self) -> None:
-        """Expire challenges, remind players on turn, offer claims on stuck games."""
+        """Expire challenges, remind players on turn, offer claims on stuck games, and let go
+        of finished games kept in memory."""
+        if not self.boards._pending:
+            self.service.forget_finished()
         for row in await self.service.expire_due():
             if row.message_id is None:
                 continue

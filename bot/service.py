@@ -521,6 +521,19 @@ class GameService:
         live.reminded_at = self.clock()
         await self.storage.set_reminded(live.id, live.reminded_at)
 
+    def forget_finished(self) -> int:
+        """Drop finished games (and their locks and computer players) from memory; they stay
+        in the database. Returns how many were dropped."""
+        done = [gid for gid, live in self._live.items()
+                if live.finished and not self.lock(gid).locked()]
+        for gid in done:
+            self._live.pop(gid, None)
+            self._locks.pop(gid, None)
+            self._players.pop(gid, None)
+        for cid in [c for c, lock in self._challenge_locks.items() if not lock.locked()]:
+            self._challenge_locks.pop(cid, None)
+        return len(done)
+
     async def active_games(self) -> list[LiveGame]:
         """Every game still going on (damaged ones are skipped and logged)."""
         out = []

@@ -201,3 +201,13 @@ async def test_autocomplete_sources_and_targets_match_the_engine(env) -> None:
     assert offered == {m for m in legal if not m.is_pass}
     other = ANN if player == BOB else BOB
     assert service.legal_sources(live, other) == []
+
+
+async def test_finished_games_are_forgotten_from_memory_but_kept(env) -> None:
+    service, _, _ = env
+    live = await _challenge(service)
+    await service.resign(live.id, ANN)
+    assert service.forget_finished() == 1
+    again = await service.game(live.id)
+    assert again is not live and again.finished
+    assert again.match.to_dict() == live.match.to_dict()
