@@ -46,6 +46,11 @@ class BoardPublisher:
         self._shown: dict[int, list[str]] = {}  # notes on the current board message
         self._locks: dict[int, asyncio.Lock] = {}
 
+    @property
+    def busy(self) -> bool:
+        """True while some board update is waiting to be drawn."""
+        return bool(self._pending)
+
     def request(self, game_id: int, note: str | None = None) -> None:
         """Ask for the board of ``game_id`` to be brought up to date soon."""
         if note:

@@ -207,7 +207,7 @@ class SpiteBot(commands.Bot):
     async def tick(self) -> None:
         """Expire challenges, remind players on turn, offer claims on stuck games, and let go
         of finished games kept in memory."""
-        if not self.boards._pending:
+        if not self.boards.busy:
             self.service.forget_finished()
         for row in await self.service.expire_due():
             if row.message_id is None:

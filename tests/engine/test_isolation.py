@@ -32,23 +32,50 @@ def test_engine_sources_import_nothing_from_the_bot() -> None:
                 ), f"{path.name}: {stripped}"
 
 
-def test_every_public_name_has_a_docstring() -> None:
-    import inspect
+def _engine_modules() -> list[str]:
+    import pkgutil
 
     import engine
 
+    return ["engine"] + [m.name for m in pkgutil.walk_packages(engine.__path__, "engine.")]
+
+
+def test_every_public_name_has_a_docstring() -> None:
+    import importlib
+    import inspect
+
     missing = []
-    for name in engine.__all__:
-        obj = getattr(engine, name)
-        if inspect.isclass(obj) or inspect.isfunction(obj):
+    for name in _engine_modules():
+        module = importlib.import_module(name)
+        if not inspect.getdoc(module):
+            missing.append(name)
+        for attr, obj in vars(module).items():
+            if attr.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+                continue
+            if not (inspect.isclass(obj) or inspect.isfunction(obj)):
+                continue
             if not inspect.getdoc(obj):
-                missing.append(name)
+                missing.append(f"{name}.{attr}")
             if inspect.isclass(obj):
-                for attr, member in vars(obj).items():
-                    if attr.startswith("_"):
+                for member_name, member in vars(obj).items():
+                    if member_name.startswith("_"):
                         continue
                     documentable = inspect.isfunction(member) or isinstance(
                         member, property | classmethod | staticmethod)
                     if documentable and not inspect.getdoc(member):
-                        missing.append(f"{name}.{attr}")
+                        missing.append(f"{name}.{attr}.{member_name}")
     assert missing == []
+
+
+def test_no_engine_module_loads_io_libraries() -> None:
+    modules = ", ".join(repr(m) for m in _engine_modules())
+    code = (
+        "import importlib, sys\n"
+        f"for name in [{modules}]:\n"
+        "    importlib.import_module(name)\n"
+        "bad = [m for m in ('discord', 'PIL', 'aiosqlite', 'asyncio', 'bot', 'sqlite3')"
+        " if m in sys.modules]\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
