@@ -377,8 +377,8 @@ async def hand_payload(
                 options.append(discord.SelectOption(
                     label=("❗ " if token in compulsory else "") + source_label(outs[0], view),
                     value=token,
-                    description=("must be played first · " if token in compulsory else "")
-                    + f"to {where}"[:90],
+                    description=(("must be played first · " if token in compulsory else "")
+                                 + f"to {where}")[:100],
                 ))
             if options:
                 controls.add_item(SourceSelect.build(live.id, live.version, options[:25]))

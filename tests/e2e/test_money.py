@@ -90,3 +90,35 @@ async def test_staked_game_to_ledger_settlement_csv_and_leaderboard(world: World
     reply = await (await fake.slash(bob, world.channel, "void", game=live_game(world).id,
                                     reason="nope")).message()
     assert reply.ephemeral and "Manage Server" in reply.content
+
+
+async def test_admin_settings_shape_new_challenges_and_void(world: World, no_error_logs) -> None:
+    fake = world.fake
+    owner = world.guild.members[world.guild.owner_id]
+    reply = await (await fake.slash(owner, world.channel, "settings", rules="classic",
+                                    currency="€", stake_classic="1,50")).message()
+    assert reply.ephemeral and "Settings changed" in reply.content and "€1.50" in reply.content
+    reply = await (await fake.slash(owner, world.channel, "settings", reminder_hours=5.0,
+                                    claim_hours=2.0)).message()
+    assert "longer than the reminder" in reply.content
+    inter = await fake.slash(world.alice, world.channel, "challenge", opponent=world.bob)
+    challenge = await inter.message()
+    assert "classic" in challenge.text() and "€1.50 to the winner" in challenge.text()
+    accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
+    await (await fake.click(world.bob, challenge, accept)).response()
+    await fake.wait_for(lambda: world.boards(), timeout=5, description="board")
+    await world.settle()
+    live = live_game(world)
+    inter = await fake.slash(world.alice, world.channel, "resign")
+    confirm = await inter.message()
+    await (await fake.click(world.alice, confirm, f"sm:rs:{live.id}")).response()
+    await world.settle()
+    assert "owes" in world.boards()[-1].text() and "€1.50" in world.boards()[-1].text()
+    reply = await (await fake.slash(owner, world.channel, "void", game=live.id,
+                                    reason="practice game")).message()
+    assert not reply.ephemeral and "voided" in reply.content and "practice game" in reply.content
+    reply = await (await fake.slash(world.alice, world.channel, "ledger")).message()
+    assert "square" in reply.content
+    reply = await (await fake.slash(owner, world.channel, "void", game=live.id,
+                                    reason="again")).message()
+    assert reply.ephemeral and "already voided" in reply.content
