@@ -282,7 +282,7 @@ class GamesCog(commands.Cog):
                      else f"<#{live.channel_id}>")
             lines.append(f"**#{live.id}** {live.match.rules.name} vs {live.names[1 - seat]} · "
                          f"{turn} · {where}")
-        await interaction.response.send_message("\n".join(lines), ephemeral=True)
+        await interaction.response.send_message("\n".join(lines)[:2000], ephemeral=True)
 
     # ------------------------------------------------------------------ information
 

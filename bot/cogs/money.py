@@ -214,7 +214,7 @@ class MoneyCog(commands.Cog):
             state = (f"you owe {money}" if owed > 0 else f"owes you {money}" if owed < 0
                      else "square")
             lines.append(f"<@{other}>: {state} · {games} game{'s' if games != 1 else ''}")
-        await interaction.response.send_message("\n".join(lines), ephemeral=True,
+        await interaction.response.send_message("\n".join(lines)[:2000], ephemeral=True,
                                                 allowed_mentions=discord.AllowedMentions.none())
 
     @app_commands.command(name="settle", description="Record a payment between you and a "
@@ -324,5 +324,5 @@ class MoneyCog(commands.Cog):
         png = await asyncio.to_thread(render_money_chart, stats.series,
                                       f"{name}: net money over time ({cur})")
         await interaction.response.send_message(
-            "\n".join(lines), file=discord.File(io.BytesIO(png), "stats.png"),
+            "\n".join(lines)[:2000], file=discord.File(io.BytesIO(png), "stats.png"),
             allowed_mentions=discord.AllowedMentions.none())
