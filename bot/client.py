@@ -221,6 +221,7 @@ class SpiteBot(commands.Bot):
         now = self.service.clock()
         for live in await self.service.active_games():
             if live.on_turn == self.computer_id:
+                self._maybe_computer(live)  # e.g. after a move that failed to save
                 continue
             settings = await self.service.settings(live.guild_id)
             waited = now - live.turn_started_at
