@@ -20,6 +20,7 @@ as a function, for callers that keep no player object.
 
 from __future__ import annotations
 
+import abc
 import random
 from typing import Protocol
 
@@ -87,7 +88,7 @@ class EasyPlayer:
         return simple_move(view, self.rng)
 
 
-class _Planned:
+class _Planned(abc.ABC):
     """Shared by the planning levels: follow the chosen plan while the view is as expected.
 
     A plan stays valid until something new is seen (a pay-off card turned up, cards drawn, the
@@ -107,8 +108,9 @@ class _Planned:
                 view.payoff_tops[view.viewer], tuple(len(s) for s in view.sides[view.viewer]),
                 tuple(c.needs for c in view.centre))
 
+    @abc.abstractmethod
     def _plan_turn(self, view: View) -> Candidate | None:
-        raise NotImplementedError
+        """The best plan for the rest of the turn, or ``None`` to fall back to a pass."""
 
     def choose(self, view: View) -> Move:
         """The next move of the current plan, planning again when something new is seen."""

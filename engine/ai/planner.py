@@ -10,7 +10,9 @@ scores every place a turn could stop:
 - otherwise the end of the turn is scored by how likely the opponent is to reach his pay-off card
   from the centre stacks left behind (his side-stack tops are public; his hand is estimated from
   the unseen cards), how close the centre is to the player's own pay-off card, the cards played
-  and wild cards spent, and the best discard (or pass) from what is left.
+  and wild cards spent, and the best discard (or pass) from what is left; with a
+  ``stuck_risk`` weight (classic), also by the chance that the side stacks left behind take none
+  of next turn's cards (rule 16 punishes the player behind who can neither play nor discard).
 
 Everything is bounded by a node budget, not a clock, so the same view always gives the same plan.
 """
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 
 from ..cards import ALL_KINDS as _ALL
 from ..cards import Card
-from ..game import _centre_fit_masks, _side_result
+from ..game import _centre_fit_masks, _side_accepts_mask, _side_result
 from ..moves import PASS, Move, Target
 from ..rules import RuleSet
 from ..views import View
@@ -83,6 +85,12 @@ class Weights:
     """Cost of discarding a card by how soon it could be played from the hand."""
     pass_cost: float = 8.0
     """Cost of passing with cards in hand (classic): the hand is not refreshed."""
+    idle_behind: float = 10.0
+    """Cost of an idle pass while behind on pay-off cards (the opponent may end the game)."""
+    stuck_risk: float = 0.0
+    """Classic: cost of ending the turn with side stacks that may take none of next turn's
+    cards (when not ahead, a turn with no play and no discard lets the opponent end the game);
+    times the chance of that."""
 
 
 @dataclass(slots=True)
@@ -158,6 +166,13 @@ class Planner:
         self.reach = [self._reach_mask(d) for d in deals]
         self.potential_table = self._potential_table()
         self.idle = idle_streak(view)
+        counts = view.payoff_counts
+        lead = counts[opp] - counts[me]
+        self.risk_weight = 0.0
+        if self.w.stuck_risk and rules.may_pass and rules.side_down_or_same:
+            self.risk_weight = self.w.stuck_risk * (1.0 if lead <= 0 else 0.5 if lead <= 2
+                                                    else 0.2)
+        self.unseen_jokers = sum(1 for c in self.unseen if c.is_joker)
         self.nodes = 0
 
     # ------------------------------------------------------------------ estimates
@@ -413,6 +428,28 @@ class Planner:
                 mask |= 1 << start
         return mask
 
+    def _stuck_risk(self, hand: list[Card], tops: list[int], four: bool) -> float:
+        """The chance that next turn no card in hand fits a side stack with these top masks
+        (-1: empty), after drawing up to a full hand from the unseen cards."""
+        acc = 0
+        for t in tops:
+            if t < 0:
+                return 0.0
+            acc |= _side_accepts_mask(t, four)
+        for c in hand:
+            if (acc & 1) if c.is_joker else (acc >> c.rank & 1):
+                return 0.0
+        draws = min(self.rules.hand_size - len(hand), self.view.stock_size)
+        if draws <= 0:
+            return 1.0
+        hits = self.unseen_jokers if acc & 1 else 0
+        by_rank = self.unseen_by_rank
+        for r in range(1, 14):
+            if acc >> r & 1:
+                hits += by_rank[r]
+        miss = max(0.0, 1.0 - hits / self.n_unseen)
+        return float(miss ** draws)
+
     def _threat(self, needs: list[int]) -> float:
         reach = self.reach
         if reach:
@@ -482,6 +519,12 @@ class Planner:
         classic = rules.side_down_or_same
         four = all(n > 1 for n in needs)
         empties = sum(1 for s in sides if not s)
+        risky = self.risk_weight > 0.0
+        tops: list[int] = []
+        rest: list[Card] = []
+        if risky:
+            tops = [self.masks0[s][len(p) - 1] if p else -1 for s, p in enumerate(sides)]
+            rest = list(hand)
         for card in set(hand):
             r = card.rank
             wildc = self.wild_code[card.code]
@@ -515,6 +558,12 @@ class Planner:
                             value -= 2.0  # a run the wrong way round buries the lower card
                 value -= self.w.keep * keep
                 value += 0.25 * r  # high cards are needed last
+                if risky:
+                    new_tops = tops[:]
+                    new_tops[s] = _side_result(tops[s], card, four) if classic else 0
+                    rest.remove(card)
+                    value -= self.risk_weight * self._stuck_risk(rest, new_tops, four)
+                    rest.append(card)
                 out.append((Move.hand(card, Target.SIDE, s), value))
         if rules.may_pass:
             value = -self.w.pass_cost if hand else 0.0
@@ -525,7 +574,9 @@ class Planner:
                 # Rule 16: an idle pass now ends the game on pay-off sizes.
                 value = 50_000.0 if counts[me] < counts[opp] else -50_000.0
             elif idle_now and counts[me] > counts[opp]:
-                value -= 10.0  # an idle pass lets the opponent end the game while ahead
+                value -= self.w.idle_behind  # the opponent may end the game while ahead
+            if risky:
+                value -= self.risk_weight * self._stuck_risk(rest, tops, four)
             out.append((PASS, value))
         return out
 

@@ -10,10 +10,13 @@ import pytest
 
 from engine import CLASSIC, KINGS, PASS, Game, Match, Move, RuleSet, View, full_deck
 from engine.ai.knowledge import determinize, sample_hidden, unseen_cards
+from engine.ai.planner import Planner
+from engine.ai.search import HARD_WEIGHTS
 from engine.arena import play_game
+from engine.cards import Card
 from engine.players import LEVELS, Player, make_player, simple_move
 
-from .conftest import lay
+from .conftest import EMPTY4, lay
 
 RULE_SETS = [CLASSIC, KINGS]
 NO_REFILL = CLASSIC.with_options(refill_empty_hand=False)
@@ -166,6 +169,31 @@ def test_an_idle_pass_that_wins_the_stalemate_is_taken() -> None:
     view = game.view(0)
     for level in ("normal", "hard"):
         assert make_player(level, 0).choose(view) is PASS
+
+
+def test_hard_behind_does_not_pass_idly_while_it_can_discard() -> None:
+    # Rule 16: seat 0 has more pay-off cards; an idle pass would let seat 1 end the game by
+    # passing too. Discarding a joker is costly, but hard discards; normal passes.
+    game = lay(CLASSIC, payoffs=["9C 9C 9H", "9D"], hands=["JK JK JK JK", "KD QD 7D 8D JD"])
+    view = game.view(0)
+    assert make_player("normal", 0).choose(view) is PASS
+    move = make_player("hard", 0).choose(view)
+    assert move.is_discard
+
+
+def test_the_stuck_risk_of_side_stacks() -> None:
+    # Classic side stacks take the same rank or one lower: tops K, Q, 9, 9 take K, Q, J, 9, 8
+    # (and jokers). A held card that fits means no risk; an empty stack means no risk.
+    game = lay(CLASSIC, payoffs=["9C 9C 9H", "9D"], hands=["2C 3C 4C 5C", "KD QD 7D 8D JD"],
+               sides=[["KS", "QS", "9S", "9H"], EMPTY4], stock="2D 3D 4D 5D 6D")
+    planner = Planner(game.view(0), HARD_WEIGHTS)
+    tops = [1 << 13, 1 << 12, 1 << 9, 1 << 9]
+    hand = list(game.view(0).hand or ())
+    risk = planner._stuck_risk(hand, tops, False)
+    assert 0.0 < risk < 1.0
+    assert planner._stuck_risk([*hand, Card.parse("8D")], tops, False) == 0.0
+    assert planner._stuck_risk(hand, [*tops[:3], -1], False) == 0.0
+    assert planner._stuck_risk([*hand, Card.parse("6D")], tops, False) == 1.0  # no draw
 
 
 def test_normal_plays_a_line_that_reaches_the_pay_off_card() -> None:
