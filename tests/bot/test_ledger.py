@@ -11,22 +11,15 @@ import pytest
 from bot.ledger import LedgerService
 from bot.service import GameService, LiveGame, UserError
 from bot.storage import GameEntry, Storage
+from tests.support import Clock
 
 ANN, BOB, CAROL, BOT = 101, 202, 303, 999
 G = 1
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 async def env(tmp_path: Path):
-    clock = Clock()
+    clock = Clock(1_700_000_000.0)
     storage = await Storage.open(tmp_path / "l.sqlite3", clock)
     games = GameService(storage, computer_id=BOT, clock=clock)
     ledger = LedgerService(storage)

@@ -10,21 +10,14 @@ import pytest
 from bot.service import GameService, LiveGame, UserError
 from bot.storage import Storage
 from engine import PASS
+from tests.support import Clock
 
 ANN, BOB, CAROL, BOT = 101, 202, 303, 999
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 async def env(tmp_path: Path):
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     storage = await Storage.open(tmp_path / "s.sqlite3", clock)
     service = GameService(storage, computer_id=BOT, clock=clock)
     yield service, clock, tmp_path

@@ -17,19 +17,10 @@ from bot.config import Config
 from tests.fakediscord import FakeDiscord, start_bot
 from tests.fakediscord import fixtures as _fixtures
 from tests.fakediscord.models import FakeMessage
+from tests.support import Clock
 
 fake_discord = _fixtures.fake_discord
 no_error_logs = _fixtures.no_error_logs
-
-
-class Clock:
-    """A clock the test moves by hand (reminders, claims, expiry)."""
-
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @dataclass
