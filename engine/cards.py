@@ -124,6 +124,11 @@ class Card:
         # Pickling and copying must hand back the interned object, not a twin.
         return (Card, (self.rank, self.suit))
 
+    def __hash__(self) -> int:
+        # By kind rather than by address, so that sets and dicts of cards iterate in the same
+        # order in every process: the same seed must give the same moves everywhere.
+        return self.code
+
     @classmethod
     def parse(cls, text: str) -> Card:
         """Parse a card's short form: ``7H``, ``10s``, ``Td``, ``qc``, ``JK`` (joker).

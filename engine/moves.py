@@ -55,7 +55,7 @@ class Move:
     are 0-based in the attributes and 1-based in the notation.
     """
 
-    __slots__ = ("card", "source", "source_index", "target", "target_index", "_text")
+    __slots__ = ("card", "source", "source_index", "target", "target_index", "_text", "_key")
 
     source: Source | None
     """Where the card comes from; ``None`` for a pass."""
@@ -68,6 +68,7 @@ class Move:
     target_index: int
     """0-based centre or side stack; -1 for a pass."""
     _text: str
+    _key: int
 
     def __new__(cls, text: str) -> Move:
         """Same as ``Move.parse(text)``."""
@@ -97,6 +98,8 @@ class Move:
             source_text = _source_token(source, card, source_index)
             text = f"{source_text}>{_target_token(target, target_index)}"
         object.__setattr__(move, "_text", text)
+        object.__setattr__(move, "_key", len(_KEYS))
+        _KEYS.append(move)
         return move
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -107,6 +110,10 @@ class Move:
 
     def __str__(self) -> str:
         return self._text
+
+    def __hash__(self) -> int:
+        # A fixed number per move (not the address), so sets of moves iterate alike everywhere.
+        return self._key
 
     def __repr__(self) -> str:
         return f"Move({self._text!r})"
@@ -182,6 +189,7 @@ class Move:
         return _SIDE[source_index][target][target_index]
 
 
+_KEYS: list[Move] = []
 _SPLIT = re.compile(r"\s*(?:>|->|\s+to\s+|\s|-(?=[cCsS]\d))\s*")
 
 

@@ -47,3 +47,24 @@ def test_wilson_interval() -> None:
     assert wilson(0, 0) == (0.0, 1.0)
     assert wilson(10, 10)[1] == pytest.approx(1.0)
 
+
+
+def test_same_seed_same_games_in_any_process() -> None:
+    """Sets and dicts of cards and moves iterate alike whatever the string-hash seed, so the
+    same seed gives the same moves in every process (not only within one)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    outcomes = set()
+    for hash_seed in ("1", "2"):
+        out = subprocess.run(
+            [sys.executable, "-m", "engine.arena", "--a", "hard", "--b", "normal", "--rules",
+             "classic", "--games", "6", "--seed", "3"],
+            capture_output=True, text=True, check=True,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed})
+        line = json.loads(out.stdout)
+        outcomes.add((line["wins"], line["ties"], line["losses"],
+                      line["players"]["a"]["decisions"], line["players"]["b"]["decisions"]))
+    assert len(outcomes) == 1
