@@ -167,12 +167,15 @@ async def play_through(world: World, *, max_moves: int = 1500, check_every: int 
     raise AssertionError(f"the game did not end within {max_moves} moves")
 
 
-async def start_challenge(world: World, rules: str) -> FakeMessage:
+async def start_challenge(world: World, rules: str | None, **options: Any) -> FakeMessage:
+    """Alice challenges Bob (with ``options`` such as stakes), Bob accepts, the board is up."""
+    if rules is not None:
+        options["rules"] = rules
     inter = await world.fake.slash(world.alice, world.channel, "challenge", opponent=world.bob,
-                                   rules=rules)
+                                   **options)
     challenge = await inter.message()
     assert not challenge.ephemeral
-    assert "A challenge!" in challenge.text() and rules in challenge.text()
+    assert "A challenge!" in challenge.text() and (rules or "") in challenge.text()
     accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
     inter = await world.fake.click(world.bob, challenge, accept)
     await inter.response()
@@ -181,6 +184,15 @@ async def start_challenge(world: World, rules: str) -> FakeMessage:
     await world.fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
     await world.settle()
     return challenge
+
+
+async def resign(world: World, user: Any) -> None:
+    """``user`` resigns his game through /resign and its confirmation button."""
+    live = live_game(world)
+    confirm = await (await world.fake.slash(user, world.channel, "resign")).message()
+    assert confirm.ephemeral
+    await (await world.fake.click(user, confirm, f"sm:rs:{live.id}")).response()
+    await world.settle()
 
 
 # ---------------------------------------------------------------------- tests
@@ -213,12 +225,7 @@ async def test_a_whole_game_from_challenge_to_result(world: World, no_error_logs
     live = live_game(world)
     if rules == "kings" and not live.finished:
         # A kings match goes on to 50 points: the next game is dealt; end it by resigning.
-        inter = await world.fake.slash(world.alice, world.channel, "resign")
-        confirm = await inter.message()
-        assert confirm.ephemeral
-        inter = await world.fake.click(world.alice, confirm, f"sm:rs:{live.id}")
-        await inter.response()
-        await world.settle()
+        await resign(world, world.alice)
     assert live.finished
     assert "wins the match" in world.boards()[-1].text() or "level" in world.boards()[-1].text()
     assert_no_hidden_card_in_public(world)
@@ -296,10 +303,7 @@ async def test_wrong_actions_get_private_reasons_and_change_nothing(world: World
     reply = await (await fake.slash(alice, world.channel, "settings", rules="classic")).message()
     assert "Manage Server" in reply.content
     # Game over: resign, then try to move.
-    inter = await fake.slash(alice, world.channel, "resign")
-    confirm = await inter.message()
-    await (await fake.click(alice, confirm, f"sm:rs:{live.id}")).response()
-    await world.settle()
+    await resign(world, alice)
     reply = await (await fake.slash(on_turn, world.channel, "play", card=token,
                                     to=target, game=live.id)).message()
     assert reply.ephemeral and "over" in reply.content

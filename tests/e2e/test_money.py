@@ -8,29 +8,19 @@ import io
 from PIL import Image
 
 from .conftest import World, select_options
-from .test_bot_play import live_game
+from .test_bot_play import live_game, resign, start_challenge
 
 
 async def _staked_game_resigned(world: World, stake: str, per_card: str) -> int:
-    fake = world.fake
-    inter = await fake.slash(world.alice, world.channel, "challenge", opponent=world.bob,
-                             rules="classic", stake=stake, per_card=per_card)
-    challenge = await inter.message()
+    challenge = await start_challenge(world, "classic", stake=stake, per_card=per_card)
     assert "$0.50 to the winner" in challenge.text() and "$0.05 a card" in challenge.text()
-    accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
-    await (await fake.click(world.bob, challenge, accept)).response()
-    await fake.wait_for(lambda: world.boards(), timeout=5, description="board")
-    await world.settle()
     live = live_game(world)
     assert live.stake_cents == 50 and live.per_card_cents == 5
-    # Bob plays one move, then resigns: Alice wins the stake plus 5 cents a card.
     user = world.alice if live.on_turn == world.alice.id else world.bob
-    message = (await (await fake.slash(user, world.channel, "hand")).message())
+    message = await (await world.fake.slash(user, world.channel, "hand")).message()
     assert select_options(message)
-    inter = await fake.slash(world.bob, world.channel, "resign")
-    confirm = await inter.message()
-    await (await fake.click(world.bob, confirm, f"sm:rs:{live.id}")).response()
-    await world.settle()
+    # Bob resigns: Alice wins the stake plus 5 cents a card left in Bob's pay-off pile.
+    await resign(world, world.bob)
     return 50 + 5 * len(live.match.game.payoffs[1])
 
 
@@ -101,18 +91,10 @@ async def test_admin_settings_shape_new_challenges_and_void(world: World, no_err
     reply = await (await fake.slash(owner, world.channel, "settings", reminder_hours=5.0,
                                     claim_hours=2.0)).message()
     assert "longer than the reminder" in reply.content
-    inter = await fake.slash(world.alice, world.channel, "challenge", opponent=world.bob)
-    challenge = await inter.message()
+    challenge = await start_challenge(world, None)
     assert "classic" in challenge.text() and "€1.50 to the winner" in challenge.text()
-    accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
-    await (await fake.click(world.bob, challenge, accept)).response()
-    await fake.wait_for(lambda: world.boards(), timeout=5, description="board")
-    await world.settle()
     live = live_game(world)
-    inter = await fake.slash(world.alice, world.channel, "resign")
-    confirm = await inter.message()
-    await (await fake.click(world.alice, confirm, f"sm:rs:{live.id}")).response()
-    await world.settle()
+    await resign(world, world.alice)
     assert "owes" in world.boards()[-1].text() and "€1.50" in world.boards()[-1].text()
     reply = await (await fake.slash(owner, world.channel, "void", game=live.id,
                                     reason="practice game")).message()
