@@ -3,6 +3,9 @@
 Updates are coalesced: a request waits ``delay`` seconds and then draws the game as it is by
 then, so a burst of plays makes a single edit and Discord's rate limits are never approached.
 The picture is drawn off the event loop, from the public view only.
+
+A board shows a saved version of its game, and the database remembers which one: a board that
+fell behind (a crash between a move and its drawing) is found and drawn again after a restart.
 """
 
 from __future__ import annotations
@@ -41,7 +44,10 @@ class BoardPublisher:
     def __init__(self, bot: SpiteBot, delay: float) -> None:
         self.bot = bot
         self.delay = delay
+        # One task per game with a board update due; it stays here until its drawing is
+        # finished (not merely started), so ``flush`` really waits for every update.
         self._pending: dict[int, asyncio.Task[None]] = {}
+        self._due: set[int] = set()
         self._notes: dict[int, list[str]] = {}
         self._shown: dict[int, list[str]] = {}  # notes on the current board message
         self._locks: dict[int, asyncio.Lock] = {}
@@ -55,6 +61,7 @@ class BoardPublisher:
         """Ask for the board of ``game_id`` to be brought up to date soon."""
         if note:
             self._notes.setdefault(game_id, []).append(note)
+        self._due.add(game_id)
         if game_id not in self._pending:
             self._pending[game_id] = asyncio.get_running_loop().create_task(
                 self._later(game_id), name=f"board-{game_id}"
@@ -62,16 +69,19 @@ class BoardPublisher:
 
     async def _later(self, game_id: int) -> None:
         try:
-            await asyncio.sleep(self.delay)
+            # A request made while the board is being drawn is served by another round.
+            while game_id in self._due:
+                await asyncio.sleep(self.delay)
+                self._due.discard(game_id)
+                try:
+                    await self.publish(game_id)
+                except Exception:
+                    log.exception("game %s: updating the board failed", game_id)
         finally:
             self._pending.pop(game_id, None)
-        try:
-            await self.publish(game_id)
-        except Exception:
-            log.exception("game %s: updating the board failed", game_id)
 
     async def flush(self) -> None:
-        """Wait for every pending board update (used on shutdown and in tests)."""
+        """Wait until every requested board update is drawn (used on shutdown and in tests)."""
         while self._pending:
             await asyncio.gather(*list(self._pending.values()), return_exceptions=True)
 
@@ -87,7 +97,8 @@ class BoardPublisher:
                 channel = await self.bot.fetch_channel(live.channel_id)
             assert isinstance(channel, discord.abc.Messageable)
             key = board_key(live)
-            view = live.match.game.public_view()  # taken at once: consistent
+            version = live.version
+            view = live.match.game.public_view()  # taken at once with the version: consistent
             info = board_info(live)
             png = await asyncio.to_thread(render_board, view, info)
             pending = self._notes.pop(game_id, [])
@@ -101,7 +112,9 @@ class BoardPublisher:
                 try:
                     message = channel.get_partial_message(live.board_message_id)  # type: ignore[attr-defined]
                     file = payload.pop("file")
-                    return await message.edit(attachments=[file], **payload)  # type: ignore[no-any-return]
+                    edited = await message.edit(attachments=[file], **payload)
+                    await self.bot.service.set_board_version(live, version)
+                    return edited  # type: ignore[no-any-return]
                 except discord.NotFound:
                     pending = shown
             self._shown[game_id] = list(pending)
@@ -114,7 +127,7 @@ class BoardPublisher:
                 allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False),
                 **payload,
             )
-            await self.bot.service.set_board(live, message.id, key)
+            await self.bot.service.set_board(live, message.id, key, version)
             return message
 
     def _payload(self, live: LiveGame, view: View, png: bytes, notes: list[str]

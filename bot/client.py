@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 import time
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +35,9 @@ __all__ = ["SpiteBot", "SpiteTree", "apply_endpoints", "run"]
 
 log = logging.getLogger(__name__)
 
+INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-")
+"""Names of the tasks discord.py runs interaction handlers in (awaited when stopping)."""
+
 
 def apply_endpoints(config: Config) -> None:
     """Point discord.py at a REST proxy or a local Discord stand-in, if configured."""
@@ -43,13 +47,31 @@ def apply_endpoints(config: Config) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(config.gateway_url)
 
 
+class Stopping(app_commands.CheckFailure):
+    """A command arrived while the bot is stopping (it was already answered)."""
+
+
 class SpiteTree(app_commands.CommandTree[Any]):
     """Turns every refusal into a polite private reply; logs real failures."""
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        client = interaction.client
+        if isinstance(client, SpiteBot) and client.stopping:
+            if interaction.type is discord.InteractionType.autocomplete:
+                return False
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.response.send_message(
+                    "I'm restarting: try again in a minute. Nothing was changed.",
+                    ephemeral=True)
+            raise Stopping()
+        return True
 
     async def on_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
         original = getattr(error, "original", error)
+        if isinstance(error, Stopping):
+            return
         if isinstance(original, UserError):
             message = str(original)
         elif isinstance(error, app_commands.NoPrivateMessage):
@@ -85,8 +107,8 @@ class SpiteBot(commands.Bot):
         self._clock = clock or time.time
         self._computer_tasks: dict[int, asyncio.Task[None]] = {}
         self._ticker: asyncio.Task[None] | None = None
-        self._claim_offered: set[int] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._stopping: asyncio.Task[None] | None = None
 
     @property
     def computer_id(self) -> int:
@@ -121,17 +143,55 @@ class SpiteBot(commands.Bot):
             await self.tree.sync()
         self._ticker = asyncio.create_task(self._tick_loop(), name="ticker")
 
+    @property
+    def stopping(self) -> bool:
+        """True once the bot has begun to stop: new commands are turned away politely."""
+        return self._stopping is not None
+
     async def close(self) -> None:
-        if self._ticker:
-            self._ticker.cancel()
-        for task in list(self._computer_tasks.values()):
+        """Stop in the reverse order of start (safe to call more than once, from anywhere).
+
+        Background work stops first (housekeeping, the computer's turns); interactions already
+        running finish; pending board updates are drawn; then the connection to Discord
+        closes, and the database last.
+        """
+        if self._stopping is None:
+            self._stopping = asyncio.create_task(self._stop(), name="stop")
+        await asyncio.shield(self._stopping)
+
+    async def _stop(self) -> None:
+        log.info("stopping: finishing what is running")
+        owned = [t for t in (self._ticker, *self._computer_tasks.values(), *self._tasks) if t]
+        for task in owned:
             task.cancel()
+        await asyncio.gather(*owned, return_exceptions=True)
+        await self._wait_for_interactions(timeout=10)
         if hasattr(self, "boards"):
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.boards.flush(), timeout=5)
+            try:
+                await asyncio.wait_for(self.boards.flush(), timeout=15)
+            except Exception:
+                log.exception("some board updates could not be drawn before stopping")
         await super().close()
+        # Anything that slipped in before the gateway closed can't reach Discord any more;
+        # let it finish (or fail) before the database goes.
+        await self._wait_for_interactions(timeout=5)
+        if self._tasks:  # e.g. a rating update scheduled by the last moves
+            await asyncio.wait(list(self._tasks), timeout=10)
         if hasattr(self, "storage"):
             await self.storage.close()
+        log.info("stopped")
+
+    async def _wait_for_interactions(self, timeout: float) -> None:
+        # discord.py runs each command and component callback in a task of its own, named by
+        # these prefixes; none has another owner we could ask.
+        current = asyncio.current_task()
+        running = [t for t in asyncio.all_tasks() if t is not current and not t.done()
+                   and t.get_name().startswith(INTERACTION_TASKS)]
+        if running:
+            _, late = await asyncio.wait(running, timeout=timeout)
+            if late:
+                log.warning("%d interactions still running after %.0f s; stopping anyway",
+                            len(late), timeout)
 
     # ------------------------------------------------------------------ game flow
 
@@ -166,8 +226,9 @@ class SpiteBot(commands.Bot):
         task.add_done_callback(self._tasks.discard)
 
     def _maybe_computer(self, live: LiveGame) -> None:
-        if not live.vs_computer or live.finished or live.on_turn != self.computer_id:
-            return
+        if (not live.vs_computer or live.finished or live.on_turn != self.computer_id
+                or self.stopping):
+            return  # when stopping, the computer's turn resumes after the restart
         task = self._computer_tasks.get(live.id)
         if task is None or task.done():
             self._computer_tasks[live.id] = asyncio.create_task(
@@ -195,6 +256,7 @@ class SpiteBot(commands.Bot):
         await self.wait_until_ready()
         for live in await self.service.active_games():
             self._maybe_computer(live)  # a restart must not leave the computer's turn hanging
+        await self.repair_boards()
         for guild in self.guilds:
             await self.ledger.update_ratings(guild.id)  # games finished before a crash
         while not self.is_closed():
@@ -204,11 +266,23 @@ class SpiteBot(commands.Bot):
                 log.exception("housekeeping failed")
             await asyncio.sleep(self.config.tick)
 
+    async def repair_boards(self) -> int:
+        """Draw again every board that doesn't show its game's saved version (a move saved just
+        before a crash); a board whose turn has passed is posted anew, pinging the player on
+        turn once. Returns how many were requested."""
+        behind = [g for g in await self.service.boards_behind() if g not in self.boards._pending]
+        for game_id in behind:
+            self.boards.request(game_id)
+        if behind:
+            log.info("drawing %d boards that fell behind", len(behind))
+        return len(behind)
+
     async def tick(self) -> None:
-        """Expire challenges, remind players on turn, offer claims on stuck games, and let go
-        of finished games kept in memory."""
+        """Expire challenges, remind players on turn, offer claims on stuck games, repair
+        boards that fell behind, and let go of finished games kept in memory."""
         if not self.boards.busy:
             self.service.forget_finished()
+            await self.repair_boards()
         for row in await self.service.expire_due():
             if row.message_id is None:
                 continue
@@ -223,20 +297,20 @@ class SpiteBot(commands.Bot):
             if live.on_turn == self.computer_id:
                 self._maybe_computer(live)  # e.g. after a move that failed to save
                 continue
-            settings = await self.service.settings(live.guild_id)
+            # A game keeps the reminder and claim times it started with.
             waited = now - live.turn_started_at
             channel = self.get_partial_messageable(live.channel_id)
             opponent = live.players[1 - live.match.game.turn]
-            if (waited >= settings.claim_s and not live.vs_computer
-                    and live.id not in self._claim_offered):
-                self._claim_offered.add(live.id)
+            if (waited >= live.claim_s and not live.vs_computer
+                    and live.claim_offered_at is None):
+                await self.service.set_claim_offered(live)
                 view = discord.ui.View(timeout=None)
                 view.add_item(ClaimButton(live.id))
                 await channel.send(
                     f"<@{opponent}>: <@{live.on_turn}> hasn't moved for {waited / 3600:.0f} "
                     "hours. You may claim the game.", view=view,
                     allowed_mentions=discord.AllowedMentions(users=True))
-            elif waited >= settings.reminder_s and live.reminded_at is None:
+            elif waited >= live.reminder_s and live.reminded_at is None:
                 await self.service.set_reminded(live)
                 await channel.send(
                     f"⏰ <@{live.on_turn}>, it's your turn against "
@@ -245,8 +319,26 @@ class SpiteBot(commands.Bot):
 
 
 async def run(config: Config) -> None:
-    """Run the bot until it is stopped."""
+    """Run the bot until it is stopped: ``SIGTERM`` (``docker stop``) and ``SIGINT`` (Ctrl-C)
+    stop it cleanly (see ``SpiteBot.close``)."""
     apply_endpoints(config)
     bot = SpiteBot(config)
-    async with bot:
-        await bot.start(config.token)
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, _on_signal, bot, signum)
+    try:
+        async with bot:
+            await bot.start(config.token)
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+
+
+_closing: set[asyncio.Task[None]] = set()  # a strong reference while the stop runs
+
+
+def _on_signal(bot: SpiteBot, signum: int) -> None:
+    log.info("%s received: stopping", signal.Signals(signum).name)
+    task = asyncio.get_running_loop().create_task(bot.close(), name="close")
+    _closing.add(task)
+    task.add_done_callback(_closing.discard)

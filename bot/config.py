@@ -20,6 +20,9 @@ TOKEN_HELP = (
 )
 
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
 class ConfigError(ValueError):
     """A setting is missing or malformed; the message says how to fix it."""
 
@@ -53,6 +56,9 @@ class Config:
         token = env.get("DISCORD_TOKEN", "").strip()
         if not token:
             raise ConfigError(TOKEN_HELP)
+        log_level = env.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
+        if log_level not in LOG_LEVELS:
+            raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}.")
         guild = env.get("DISCORD_GUILD_ID", "").strip()
         if guild and not guild.isdigit():
             raise ConfigError("DISCORD_GUILD_ID must be a server id (a number).")
@@ -62,7 +68,7 @@ class Config:
             guild_id=int(guild) if guild else None,
             api_base=env.get("DISCORD_API_BASE", "").strip() or None,
             gateway_url=env.get("DISCORD_GATEWAY_URL", "").strip() or None,
-            log_level=env.get("LOG_LEVEL", "INFO").strip().upper() or "INFO",
+            log_level=log_level,
             board_delay=_seconds(env, "BOARD_DELAY_SECONDS", 1.0),
             computer_delay=_seconds(env, "COMPUTER_DELAY_SECONDS", 1.5),
             tick=_seconds(env, "TICK_SECONDS", 60.0),

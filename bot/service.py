@@ -72,11 +72,19 @@ class LiveGame:
     reminded_at: float | None
     finished: bool
     last_moves: list[str] = field(default_factory=list)
+    """Public lines about the latest moves, oldest first (for the board)."""
     stake_cents: int = 0
     per_card_cents: int = 0
     currency: str = "$"
     computer_level: str = "normal"
-    """Public lines about the latest moves, oldest first (for the board)."""
+    reminder_s: int = 43_200
+    """Seconds before the player on turn is reminded (the settings the game started with)."""
+    claim_s: int = 259_200
+    """Seconds before the opponent may claim the game (the settings the game started with)."""
+    board_version: int | None = None
+    """The version the public board was last drawn at."""
+    claim_offered_at: float | None = None
+    """When the opponent was offered a claim of this turn."""
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat of ``user_id`` in this game, or ``None``."""
@@ -328,6 +336,13 @@ class GameService:
                             "Nothing was changed.") from None
         if row is None:
             raise UserError("That game doesn't exist.")
+        # Loads run outside the game's lock (a hand shown while a move is being saved): a move
+        # may have been made and saved on the cached game while this row was read. What is in
+        # memory is never older than the database, so a load never replaces it; it is dropped
+        # only when a save fails (see ``_commit``).
+        cached = self._live.get(game_id)
+        if cached is not None:
+            return cached
         live = _live_from_row(row)
         self._live[game_id] = live
         return live
@@ -426,10 +441,9 @@ class GameService:
             idle = live.match.game.turn
             if idle == seat:
                 raise UserError("It's your own turn: you can't claim the game, you can play!")
-            settings = await self.storage.get_settings(live.guild_id)
             waited = self.clock() - live.turn_started_at
-            if waited < settings.claim_s:
-                hours = (settings.claim_s - waited) / 3600
+            if waited < live.claim_s:
+                hours = (live.claim_s - waited) / 3600
                 raise UserError(f"Your opponent still has time to move: you can claim the game "
                                 f"in {hours:.1f} hours.")
             events = live.match.resign(idle)
@@ -499,6 +513,7 @@ class GameService:
         if turn_passed:
             live.turn_started_at = self.clock()
             live.reminded_at = None
+            live.claim_offered_at = None
         outcome = MoveOutcome(live, seat, events, turn_passed, game_over, finished, new_game)
         await self._notify(outcome)
         return outcome
@@ -510,11 +525,28 @@ class GameService:
             except Exception:
                 log.exception("game %s: a listener failed", outcome.game.id)
 
-    async def set_board(self, live: LiveGame, message_id: int, key_turn: int) -> None:
-        """Remember the board message of the current turn."""
+    async def set_board(self, live: LiveGame, message_id: int, key_turn: int,
+                        version: int) -> None:
+        """Remember the board message of the current turn and the version it shows."""
         live.board_message_id = message_id
         live.board_turn = key_turn
-        await self.storage.set_board(live.id, message_id, key_turn)
+        live.board_version = version
+        await self.storage.set_board(live.id, message_id, key_turn, version)
+
+    async def set_board_version(self, live: LiveGame, version: int) -> None:
+        """Note that the board message (edited) now shows ``version``."""
+        live.board_version = max(version, live.board_version or 0)
+        await self.storage.set_board_version(live.id, version)
+
+    async def boards_behind(self) -> list[int]:
+        """Games whose public board doesn't show their saved version."""
+        return await self.storage.boards_behind()
+
+    async def set_claim_offered(self, live: LiveGame) -> None:
+        """Note that the opponent was offered a claim (so it is offered once per turn, across
+        restarts)."""
+        live.claim_offered_at = self.clock()
+        await self.storage.set_claim_offered(live.id, live.claim_offered_at)
 
     async def set_reminded(self, live: LiveGame) -> None:
         """Note a reminder was sent."""
@@ -606,4 +638,8 @@ def _live_from_row(row: GameRow) -> LiveGame:
         per_card_cents=row.per_card_cents,
         currency=row.currency,
         computer_level=row.computer_level,
+        reminder_s=row.reminder_s,
+        claim_s=row.claim_s,
+        board_version=row.board_version,
+        claim_offered_at=row.claim_offered_at,
     )

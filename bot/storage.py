@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -185,6 +186,20 @@ MIGRATIONS: tuple[str, ...] = (
         ledger_id     INTEGER REFERENCES ledger (id)
     );
     """,
+    # 3: a game keeps the reminder and claim times it started with; which version its board
+    # shows (so a restart can repair a board that fell behind); when a claim was offered.
+    """
+    ALTER TABLE games ADD COLUMN reminder_s INTEGER NOT NULL DEFAULT 43200;
+    ALTER TABLE games ADD COLUMN claim_s INTEGER NOT NULL DEFAULT 259200;
+    ALTER TABLE games ADD COLUMN board_version INTEGER;
+    ALTER TABLE games ADD COLUMN claim_offered_at REAL;
+    UPDATE games SET
+        reminder_s = COALESCE((SELECT s.reminder_s FROM guild_settings s
+                               WHERE s.guild_id = games.guild_id), 43200),
+        claim_s = COALESCE((SELECT s.claim_s FROM guild_settings s
+                            WHERE s.guild_id = games.guild_id), 259200);
+    UPDATE games SET board_version = version WHERE status = 'finished';
+    """,
 )
 
 
@@ -275,6 +290,14 @@ class GameRow:
     per_card_cents: int = 0
     currency: str = "$"
     computer_level: str = "normal"
+    reminder_s: int = 43_200
+    """Seconds before the player on turn is reminded (fixed when the game started)."""
+    claim_s: int = 259_200
+    """Seconds before the opponent may claim the game (fixed when the game started)."""
+    board_version: int | None = None
+    """The version the public board was last drawn at (``None``: never drawn)."""
+    claim_offered_at: float | None = None
+    """When the opponent was offered a claim of this turn (``None``: not yet)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,6 +350,10 @@ class SettlementRow:
     ledger_id: int | None
 
 
+DEFAULT_SETTINGS = GuildSettings(0)
+"""What a server that never changed a setting has."""
+
+
 def _loads(text: str | None, what: str) -> Any:
     if text is None:
         return None
@@ -367,7 +394,7 @@ class Storage:
     async def open(cls, path: str | Path, clock: Callable[[], float] = time.time) -> Storage:
         """Open (creating if needed) the SQLite database at ``path`` and migrate it."""
         if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            _private_file(Path(path))
         db = await aiosqlite.connect(str(path), isolation_level=None)
         db.row_factory = aiosqlite.Row
         await db.execute("PRAGMA journal_mode=WAL")
@@ -630,11 +657,16 @@ class Storage:
     ) -> int:
         now = self.clock()
         async with self._db.execute(
+            # The reminder and claim times are the server's as the game starts; later changes
+            # of the settings don't touch a game already going.
             "INSERT INTO games (guild_id, channel_id, player0_id, player1_id, names, vs_computer, "
             "rules, state, created_at, updated_at, turn_started_at, stake_cents, per_card_cents, "
-            "currency) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "currency, reminder_s, claim_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+            "COALESCE((SELECT reminder_s FROM guild_settings WHERE guild_id = ?), ?), "
+            "COALESCE((SELECT claim_s FROM guild_settings WHERE guild_id = ?), ?))",
             (guild_id, channel_id, players[0], players[1], json.dumps(list(names)),
-             int(vs_computer), json.dumps(rules), json.dumps(state), now, now, now, *stakes),
+             int(vs_computer), json.dumps(rules), json.dumps(state), now, now, now, *stakes,
+             guild_id, DEFAULT_SETTINGS.reminder_s, guild_id, DEFAULT_SETTINGS.claim_s),
         ) as cur:
             game_id = cur.lastrowid
         assert game_id is not None
@@ -674,11 +706,12 @@ class Storage:
             cur = await self._db.execute(
                 "UPDATE games SET state = ?, version = ?, status = ?, result = ?, updated_at = ?, "
                 "turn_started_at = CASE WHEN ? THEN ? ELSE turn_started_at END, "
-                "reminded_at = CASE WHEN ? THEN NULL ELSE reminded_at END "
+                "reminded_at = CASE WHEN ? THEN NULL ELSE reminded_at END, "
+                "claim_offered_at = CASE WHEN ? THEN NULL ELSE claim_offered_at END "
                 "WHERE id = ? AND version = ?",
                 (json.dumps(state), new_version, "finished" if finished else "active",
                  json.dumps(result) if result is not None else None, now, int(turn_passed), now,
-                 int(turn_passed), game_id, expected_version),
+                 int(turn_passed), int(turn_passed), game_id, expected_version),
             )
             if cur.rowcount != 1:
                 await self._db.execute("ROLLBACK")
@@ -707,12 +740,39 @@ class Storage:
         return [(r["seq"], r["seat"], r["user_id"], r["move"]) for r in rows]
 
     @_serialised
-    async def set_board(self, game_id: int, message_id: int, turn: int) -> None:
-        """Remember the current public board message and the turn it belongs to."""
+    async def set_board(self, game_id: int, message_id: int, turn: int, version: int) -> None:
+        """Remember the public board message, the turn it belongs to and the game version it
+        shows."""
         await self._db.execute(
-            "UPDATE games SET board_message_id = ?, board_turn = ? WHERE id = ?",
-            (message_id, turn, game_id),
+            "UPDATE games SET board_message_id = ?, board_turn = ?, board_version = ? "
+            "WHERE id = ?",
+            (message_id, turn, version, game_id),
         )
+
+    @_serialised
+    async def set_board_version(self, game_id: int, version: int) -> None:
+        """Note that the board message now shows ``version`` of the game."""
+        await self._db.execute(
+            "UPDATE games SET board_version = ? WHERE id = ? AND "
+            "(board_version IS NULL OR board_version < ?)", (version, game_id, version))
+
+    @_serialised
+    async def boards_behind(self) -> list[int]:
+        """Games whose public board doesn't show their saved version: every active one, and
+        finished ones whose final board was never drawn (e.g. a crash right after the last
+        move)."""
+        async with self._db.execute(
+            "SELECT id FROM games WHERE board_version IS NULL OR board_version < version "
+            "ORDER BY id"
+        ) as cur:
+            rows = await cur.fetchall()
+        return [int(r["id"]) for r in rows]
+
+    @_serialised
+    async def set_claim_offered(self, game_id: int, when: float) -> None:
+        """Note that the opponent was offered a claim of the current turn."""
+        await self._db.execute("UPDATE games SET claim_offered_at = ? WHERE id = ?",
+                               (when, game_id))
 
     @_serialised
     async def set_reminded(self, game_id: int, when: float) -> None:
@@ -1193,6 +1253,10 @@ def _game(row: aiosqlite.Row) -> GameRow:
         per_card_cents=int(row["per_card_cents"]),
         currency=str(row["currency"]),
         computer_level=str(row["computer_level"]),
+        reminder_s=int(row["reminder_s"]),
+        claim_s=int(row["claim_s"]),
+        board_version=row["board_version"],
+        claim_offered_at=row["claim_offered_at"],
     )
 
 
@@ -1220,6 +1284,18 @@ def _names(text: str) -> tuple[str, str]:
     if not (isinstance(names, list) and len(names) == 2 and all(isinstance(n, str) for n in names)):
         raise StorageError("The saved player names are damaged.")
     return (names[0], names[1])
+
+
+def _private_file(path: Path) -> None:
+    # The database holds every deal's seed (and so every hidden card): only the bot's own user
+    # may read it. SQLite gives the -wal and -shm files the database file's mode, so creating
+    # the file 0600 before SQLite opens it covers all three; an older file is tightened.
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    os.close(fd)
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        if name.exists() and name.stat().st_mode & 0o077:
+            name.chmod(0o600)
 
 
 def _statements(script: str) -> Iterable[str]:

@@ -204,3 +204,58 @@ async def test_finished_games_are_forgotten_from_memory_but_kept(env) -> None:
     again = await service.game(live.id)
     assert again is not live and again.finished
     assert again.match.to_dict() == live.match.to_dict()
+
+
+async def test_a_load_during_a_move_never_rolls_the_cached_game_back(env, monkeypatch) -> None:
+    # After a restart nothing is cached: a hand shown (a load outside the game's lock) reads
+    # the row, a move is made and saved meanwhile, and only then does the load finish.
+    service, clock, tmp_path = env
+    live = await _challenge(service)
+    fresh = GameService(service.storage, computer_id=BOT, clock=clock)
+    real_get = service.storage.get_game
+    read, release = asyncio.Event(), asyncio.Event()
+    calls = 0
+
+    async def slow_first_read(game_id: int):
+        nonlocal calls
+        calls += 1
+        row = await real_get(game_id)
+        if calls == 1:
+            read.set()
+            await release.wait()
+        return row
+
+    monkeypatch.setattr(service.storage, "get_game", slow_first_read)
+    shown = asyncio.create_task(fresh.game(live.id))
+    await read.wait()
+    player = live.on_turn
+    outcome = await fresh.play(live.id, player, live.match.game.legal_moves()[0].text)
+    release.set()
+    await shown
+    cached = await fresh.game(live.id)
+    stored = await real_get(live.id)
+    assert stored is not None and stored.version == outcome.game.version
+    assert cached.version == stored.version
+    assert cached.match.to_dict() == stored.state
+
+
+async def test_a_game_keeps_the_claim_time_it_started_with(env) -> None:
+    service, clock, _ = env
+    live = await _challenge(service)
+    idle = live.on_turn
+    other = ANN if idle == BOB else BOB
+    # The opponent, an admin, shortens the claim time after the game started.
+    await service.update_settings(1, reminder_s=600, claim_s=3600)
+    clock.now += 2 * 3600
+    with pytest.raises(UserError, match="still has time"):
+        await service.claim(live.id, other)
+    # ... and so it stays after a restart.
+    fresh = GameService(service.storage, computer_id=BOT, clock=clock)
+    reloaded = await fresh.game(live.id)
+    assert (reloaded.reminder_s, reloaded.claim_s) == (43_200, 259_200)
+    with pytest.raises(UserError, match="still has time"):
+        await fresh.claim(live.id, other)
+    # A game started after the change has the new times.
+    await service.resign(live.id, ANN)
+    newer = await _challenge(service)
+    assert (newer.reminder_s, newer.claim_s) == (600, 3600)

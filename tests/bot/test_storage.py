@@ -95,3 +95,27 @@ async def test_damaged_game_row_raises_storage_error(storage: Storage, tmp_path:
     with pytest.raises(StorageError, match="damaged"):
         await storage.get_game(game_id)
     assert await storage.user_games(3) == []  # a damaged row is skipped, not a crash
+
+
+async def test_the_database_files_are_private(tmp_path: Path) -> None:
+    # They hold every deal's seed, so every hidden card: readable by the bot's user only.
+    path = tmp_path / "data" / "p.sqlite3"
+    db = await Storage.open(path)
+    try:
+        await db.update_settings(1, currency="€")  # a write, so the -wal and -shm files exist
+        files = [path, Path(f"{path}-wal"), Path(f"{path}-shm")]
+        assert all(f.exists() for f in files)
+        for f in files:
+            assert f.stat().st_mode & 0o777 == 0o600, f
+    finally:
+        await db.close()
+
+
+async def test_an_older_world_readable_database_is_made_private(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as raw:
+        raw.execute("CREATE TABLE t (x)")
+    path.chmod(0o644)
+    db = await Storage.open(path)
+    await db.close()
+    assert path.stat().st_mode & 0o777 == 0o600
