@@ -114,6 +114,7 @@ class BoardPublisher:
                     file = payload.pop("file")
                     edited = await message.edit(attachments=[file], **payload)
                     await self.bot.service.set_board_version(live, version)
+                    log.debug("game %s: board edited at version %s", game_id, version)
                     return edited  # type: ignore[no-any-return]
                 except discord.NotFound:
                     pending = shown
@@ -128,6 +129,7 @@ class BoardPublisher:
                 **payload,
             )
             await self.bot.service.set_board(live, message.id, key, version)
+            log.debug("game %s: board posted at version %s", game_id, version)
             return message
 
     def _payload(self, live: LiveGame, view: View, png: bytes, notes: list[str]

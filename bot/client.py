@@ -330,6 +330,9 @@ async def run(config: Config) -> None:
         async with bot:
             await bot.start(config.token)
     finally:
+        # ``start`` returns as soon as the gateway closes, which is midway through the stop
+        # (and ``async with`` then thinks the bot closed): wait for the whole of it.
+        await bot.close()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(signum)
 

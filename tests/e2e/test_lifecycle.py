@@ -1,0 +1,209 @@
+"""Restarts and deploys, end to end: races right after a restart, boards repaired from the
+database, claim notices that don't repeat, and a clean stop on SIGTERM and SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakediscord import FakeDiscord
+from tests.fakediscord.models import FakeMessage
+
+from .conftest import World, option_targets, select_options
+from .test_bot_play import hand, live_game, start_challenge
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _players(world: World) -> tuple[Any, Any]:
+    live = live_game(world)
+    mover = world.alice if live.on_turn == world.alice.id else world.bob
+    other = world.bob if mover is world.alice else world.alice
+    return mover, other
+
+
+async def _a_move(world: World, user: Any, *, discard: bool) -> tuple[str, str]:
+    """A legal move from ``user``'s hand menu: a discard (ends the turn) or any move."""
+    options = select_options(await hand(world, user))
+    for option in options:
+        for target in option_targets(option):
+            if not discard or target.startswith("S"):
+                return option["value"], target
+    raise AssertionError("no such move in the hand menu")
+
+
+async def test_a_hand_shown_during_a_move_right_after_a_restart_loses_nothing(
+        world: World, no_error_logs) -> None:
+    await start_challenge(world, "kings")
+    mover, other = _players(world)
+    token, target = await _a_move(world, mover, discard=False)
+    game_id = live_game(world).id
+    board = world.boards()[-1]
+    await world.stop()
+    await world.start()
+    assert world.bot is not None
+    click = world.fake.click(other, board, f"sm:hand:{game_id}")
+    play = world.fake.slash(mover, world.channel, "play", card=token, to=target)
+    shown, played = await asyncio.gather(click, play)
+    assert "✅" in (await played.message()).content
+    await shown.message()
+    await world.settle()
+    stored = await world.bot.storage.get_game(game_id)
+    cached = await world.bot.service.game(game_id)
+    assert stored is not None and stored.version == 1
+    assert cached.version == stored.version and cached.match.to_dict() == stored.state
+    # The game goes on: the mover's next move is accepted, not "not your turn".
+    token, target = await _a_move(world, mover, discard=True)
+    reply = await (await world.fake.slash(mover, world.channel, "play", card=token,
+                                          to=target)).message()
+    assert "✅" in reply.content
+
+
+async def test_a_board_that_fell_behind_before_a_crash_is_drawn_after_the_restart(
+        world: World, no_error_logs) -> None:
+    await start_challenge(world, "kings")
+    assert world.bot is not None
+    mover, other = _players(world)
+    game_id = live_game(world).id
+    token, target = await _a_move(world, mover, discard=True)
+    world.bot.boards.delay = 3600  # the board would be drawn long after the crash
+    reply = await (await world.fake.slash(mover, world.channel, "play", card=token,
+                                          to=target)).message()
+    assert "✅" in reply.content
+    # The crash: the pending drawing never happens.
+    pending = list(world.bot.boards._pending.values())
+    assert pending
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    before = len(world.boards())
+    stale = world.boards()[-1]
+    assert f"<@{other.id}>" not in stale.content
+    await world.stop()
+    await world.start()
+    await world.fake.wait_for(lambda: len(world.boards()) > before, timeout=10,
+                              description="the board drawn again")
+    await world.settle()
+    boards = world.boards()
+    assert len(boards) == before + 1, "one new board for the new turn"
+    assert boards[-1].content.count(f"<@{other.id}>") == 1, "the player on turn is pinged"
+    stored = await world.bot.storage.get_game(game_id)
+    assert stored is not None and stored.board_version == stored.version
+    # Nothing more is drawn by later housekeeping: the board is up to date.
+    assert await world.bot.repair_boards() == 0
+
+
+async def test_the_claim_notice_is_posted_once_across_restarts(world: World,
+                                                               no_error_logs) -> None:
+    await start_challenge(world, "kings")
+    assert world.bot is not None
+    world.clock.now += 73 * 3600
+
+    def notices() -> list[FakeMessage]:
+        return [m for m in world.public() if any(c.startswith("sm:claim:")
+                                                 for c in m.custom_ids())]
+    await world.bot.tick()
+    assert len(notices()) == 1
+    await world.bot.tick()
+    await world.stop()
+    await world.start()
+    await world.bot.tick()
+    assert len(notices()) == 1
+
+
+async def test_an_admin_cannot_shorten_a_game_already_going(world: World,
+                                                            no_error_logs) -> None:
+    await start_challenge(world, "kings")
+    assert world.bot is not None
+    await world.bot.service.update_settings(world.guild.id, reminder_s=600, claim_s=3600)
+    world.clock.now += 2 * 3600
+    await world.bot.tick()
+    texts = [m.text() for m in world.public()]
+    assert not any("claim the game" in t for t in texts)
+    assert not any("⏰" in t for t in texts)
+
+
+# ---------------------------------------------------------------------- a real process
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("DISCORD_") and k != "LOG_LEVEL"}
+    env.update(extra)
+    return env
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+async def test_a_stop_signal_draws_pending_boards_then_exits_cleanly(
+        tmp_path: Path, signum: signal.Signals) -> None:
+    secret = "sekrit-token-" + "y" * 40
+    fake = FakeDiscord(token=secret)
+    await fake.start()
+    guild = fake.add_guild("Test Guild", channels=("general",))
+    alice = fake.add_member(guild, "alice")
+    bob = fake.add_member(guild, "bob")
+    channel = guild.channel("general")
+    db = tmp_path / "bot.sqlite3"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=tmp_path,
+        env=_env(PYTHONPATH=str(ROOT), DISCORD_TOKEN=secret, DISCORD_API_BASE=fake.api_base,
+                 DISCORD_GATEWAY_URL=fake.gateway_url, LOG_LEVEL="DEBUG", DATABASE=str(db),
+                 BOARD_DELAY_SECONDS="2"),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        await fake.wait_for(lambda: "challenge" in fake.commands(), timeout=60,
+                            description="commands synced")
+        await fake.wait_for(lambda: fake.connected_count() > 0, timeout=30,
+                            description="gateway connected")
+        await asyncio.sleep(0.3)  # the guild reaches the bot's cache
+        challenge = await (await fake.slash(alice, channel, "challenge", opponent=bob,
+                                            rules="classic")).message()
+        accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
+        await (await fake.click(bob, challenge, accept)).response()
+        # The board is due in 2 s; the stop comes now.
+        assert not [m for m in fake.messages(channel) if m.attachments]
+        proc.send_signal(signum)
+        out, err = await asyncio.wait_for(proc.communicate(), timeout=30)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        await fake.stop()
+    logs = (out + err).decode()
+    assert proc.returncode == 0, logs[-3000:]
+    boards = [m for m in fake.messages(channel) if m.attachments]
+    assert len(boards) == 1, "the pending board was drawn before the bot stopped"
+    assert "stopped" in logs
+    assert "Traceback" not in logs and " ERROR " not in logs
+    # Secrets: a DEBUG log holds no token, no seed and no hidden card.
+    assert "DEBUG bot.board" in logs and "DEBUG aiosqlite" not in logs
+    with sqlite3.connect(db) as raw:
+        state = json.loads(raw.execute("SELECT state FROM games").fetchone()[0])
+    assert secret not in logs
+    seeds = _find_all(state, "seed")
+    assert seeds and all(str(seed) not in logs for seed in seeds)
+    for hand_cards in _find_all(state, "hands"):
+        for cards in hand_cards:
+            assert json.dumps(cards) not in logs and ", ".join(cards) not in logs
+    assert '"stock"' not in logs
+
+
+def _find_all(data: Any, key: str) -> list[Any]:
+    out = []
+    if isinstance(data, dict):
+        for k, v in data.items():
+            if k == key:
+                out.append(v)
+            out.extend(_find_all(v, key))
+    elif isinstance(data, list):
+        for v in data:
+            out.extend(_find_all(v, key))
+    return out
