@@ -47,6 +47,12 @@ def apply_endpoints(config: Config) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(config.gateway_url)
 
 
+def _quote(value: object, limit: int = 40) -> str:
+    """At most ``limit`` characters of what a user typed, fit to quote in a reply."""
+    text = str(value).replace("`", "'")
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 class Stopping(app_commands.CheckFailure):
     """A command arrived while the bot is stopping (it was already answered)."""
 
@@ -77,7 +83,8 @@ class SpiteTree(app_commands.CommandTree[Any]):
         elif isinstance(error, app_commands.NoPrivateMessage):
             message = "Spite & Malice is played in a server channel, not in direct messages."
         elif isinstance(error, app_commands.TransformerError):
-            message = f"I couldn't read the option `{error.value}`: {error}"[:1900]
+            message = (f"I couldn't read the option `{_quote(error.value)}`. "
+                       "Please check it and try again.")
         elif isinstance(error, app_commands.CheckFailure):
             message = "You can't use that command here."
         else:
