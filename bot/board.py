@@ -17,25 +17,17 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from engine import View
-
-from .render import render_board
-from .service import LiveGame, UserError
+from .render import BoardInfo, render_board
+from .service import GameFacts, UserError
 from .text import board_fields, result_text
-from .ui import board_controls, board_info
+from .ui import board_controls
 
 if TYPE_CHECKING:
     from .client import SpiteBot
 
-__all__ = ["BoardPublisher", "board_key"]
+__all__ = ["BoardPublisher"]
 
 log = logging.getLogger(__name__)
-
-
-def board_key(live: LiveGame) -> int:
-    """A number that changes exactly when a new board message is due (new turn or game)."""
-    games, turn = live.board_key
-    return games * 1_000_000 + turn
 
 
 class BoardPublisher:
@@ -92,36 +84,32 @@ class BoardPublisher:
                 live = await self.bot.service.game(game_id)
             except UserError:
                 return None
-            channel = self.bot.get_channel(live.channel_id)
-            if channel is None:
-                channel = await self.bot.fetch_channel(live.channel_id)
-            assert isinstance(channel, discord.abc.Messageable)
-            key = board_key(live)
-            version = live.version
-            view = live.match.game.public_view()  # taken at once with the version: consistent
-            info = board_info(live)
-            png = await asyncio.to_thread(render_board, view, info)
+            # No fetch: a partial channel posts and edits by id alone.
+            channel = self.bot.get_partial_messageable(live.channel_id)
+            facts = self.bot.service.facts(live)  # the public view, at one version
+            key, version, view = facts.board_key, facts.version, facts.view
+            png = await asyncio.to_thread(render_board, view, _info(facts))
             pending = self._notes.pop(game_id, [])
             if not new_message and live.board_message_id and live.board_turn == key:
                 # Notes stay on the turn's message through later edits.
                 shown = self._shown.setdefault(game_id, [])
                 shown.extend(pending)
-                payload = self._payload(live, view, png, shown)
+                payload = self._payload(facts, png, shown)
                 if not shown:
                     del payload["content"]  # keep whatever the message said before a restart
                 try:
-                    message = channel.get_partial_message(live.board_message_id)  # type: ignore[attr-defined]
+                    message = channel.get_partial_message(live.board_message_id)
                     file = payload.pop("file")
                     edited = await message.edit(attachments=[file], **payload)
                     await self.bot.service.set_board_version(live, version)
                     log.debug("game %s: board edited at version %s", game_id, version)
-                    return edited  # type: ignore[no-any-return]
+                    return edited
                 except discord.NotFound:
                     pending = shown
             self._shown[game_id] = list(pending)
-            payload = self._payload(live, view, png, pending)
-            mention = live.on_turn if not live.finished and live.on_turn != self.bot.computer_id \
-                else None
+            payload = self._payload(facts, png, pending)
+            mention = facts.on_turn if not facts.finished \
+                and facts.on_turn != self.bot.computer_id else None
             if mention:
                 payload["content"] = f"<@{mention}>, your turn! " + payload["content"]
             message = await channel.send(
@@ -132,35 +120,39 @@ class BoardPublisher:
             log.debug("game %s: board posted at version %s", game_id, version)
             return message
 
-    def _payload(self, live: LiveGame, view: View, png: bytes, notes: list[str]
-                 ) -> dict[str, Any]:
-        match = live.match
-        game = match.game
-        names = live.names
-        rules = match.rules
-        title = f"Spite & Malice · {rules.name}"
-        if match.target is not None:
-            title += f" · game {match.games_dealt} · {names[0]} {match.scores[0]} – " \
-                     f"{match.scores[1]} {names[1]} (to {match.target})"
-        if live.finished:
-            winner = match.winner
+    def _payload(self, facts: GameFacts, png: bytes, notes: list[str]) -> dict[str, Any]:
+        view = facts.view
+        names = facts.names
+        title = f"Spite & Malice · {facts.rules.name}"
+        if facts.target is not None:
+            title += f" · game {facts.game_number} · {names[0]} {facts.scores[0]} – " \
+                     f"{facts.scores[1]} {names[1]} (to {facts.target})"
+        if facts.finished:
+            winner = facts.winner
             status = ("🏆 " + (f"{names[winner]} wins the match!" if winner is not None
                               else "The match ended level."))
-            if game.result is not None:
-                status += " " + result_text(game.result, names)
+            if view.result is not None:
+                status += " " + result_text(view.result, names)
         else:
-            status = f"▶ {names[game.turn]} to play · turn {game.turn_number + 1}"
+            status = f"▶ {names[view.turn]} to play · turn {view.turn_number + 1}"
         embed = discord.Embed(title=title, description=status, colour=0x1E7B45)
         for name, value in board_fields(view, names):
             embed.add_field(name=name, value=value[:1024] or "–", inline=False)
-        if live.last_moves:
-            embed.add_field(name="Last moves", value="\n".join(live.last_moves[-5:])[:1024],
+        if facts.last_moves:
+            embed.add_field(name="Last moves", value="\n".join(facts.last_moves[-5:])[:1024],
                             inline=False)
         embed.set_image(url="attachment://board.png")
         embed.set_footer(text="Your cards: press Show my hand, or use /hand.")
         content = " ".join(notes)[:1800]
         file = discord.File(io.BytesIO(png), filename="board.png")
-        controls = board_controls(live.id, live.finished)
+        controls = board_controls(facts.id, facts.finished)
         payload: dict[str, Any] = {"content": content, "embed": embed, "file": file}
         payload["view"] = controls
         return payload
+
+
+def _info(facts: GameFacts) -> BoardInfo:
+    """What the renderer needs besides the view: names, match score, last moves."""
+    return BoardInfo(names=facts.names, game_number=facts.game_number,
+                     match_scores=facts.scores, match_target=facts.target,
+                     last_moves=facts.last_moves[-6:])

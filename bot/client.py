@@ -26,7 +26,6 @@ from .config import Config
 from .ledger import LedgerService
 from .money import format_amount
 from .service import GameService, LiveGame, MoveOutcome, UserError
-from .stakes import game_entry
 from .storage import Storage
 from .text import result_text
 from .ui import DYNAMIC_ITEMS, ClaimButton, challenge_controls, reply_error
@@ -213,12 +212,12 @@ class SpiteBot(commands.Bot):
         live = outcome.game
         note = None
         if outcome.game_over:
-            finished = live.match.results[-1] if live.match.results else None
-            if finished is not None:
-                note = "🏁 " + result_text(finished, live.names)
+            if outcome.finished_result is not None:
+                note = "🏁 " + result_text(outcome.finished_result, live.names)
             if outcome.new_game:
-                note = (note or "") + f" Game {live.match.games_dealt} is dealt."
-            entry = game_entry(live, live.match)
+                number = self.service.facts(live).game_number
+                note = (note or "") + f" Game {number} is dealt."
+            entry = outcome.entry
             if entry is not None and entry.amount_cents > 0:
                 note = (note or "") + (f" <@{entry.debtor_id}> owes <@{entry.creditor_id}> "
                                        f"{format_amount(entry.amount_cents, live.currency)}.")
@@ -307,7 +306,7 @@ class SpiteBot(commands.Bot):
             # A game keeps the reminder and claim times it started with.
             waited = now - live.turn_started_at
             channel = self.get_partial_messageable(live.channel_id)
-            opponent = live.players[1 - live.match.game.turn]
+            opponent = live.players[1 - live.turn_seat]
             if (waited >= live.claim_s and not live.vs_computer
                     and live.claim_offered_at is None):
                 await self.service.set_claim_offered(live)
@@ -321,7 +320,7 @@ class SpiteBot(commands.Bot):
                 await self.service.set_reminded(live)
                 await channel.send(
                     f"⏰ <@{live.on_turn}>, it's your turn against "
-                    f"{live.names[1 - live.match.game.turn]} (game #{live.id}).",
+                    f"{live.names[1 - live.turn_seat]} (game #{live.id}).",
                     allowed_mentions=discord.AllowedMentions(users=True))
 
 

@@ -25,6 +25,7 @@ from engine import (
     Match,
     Move,
     MoveError,
+    Result,
     RuleSet,
     SetupError,
     Source,
@@ -35,10 +36,11 @@ from engine.moves import parse_source, parse_target
 from engine.players import Player, make_player
 
 from .stakes import game_entry
-from .storage import ChallengeRow, GameRow, GuildSettings, Storage, StorageError
+from .storage import ChallengeRow, GameEntry, GameRow, GuildSettings, Storage, StorageError
 from .text import describe_events, describe_history
 
-__all__ = ["ChallengeExpired", "GameService", "LiveGame", "MoveOutcome", "UserError"]
+__all__ = ["ChallengeExpired", "GameFacts", "GameService", "LiveGame", "MoveOutcome",
+           "UserError"]
 
 log = logging.getLogger(__name__)
 
@@ -100,9 +102,45 @@ class LiveGame:
         return self.players[self.match.game.turn]
 
     @property
-    def board_key(self) -> tuple[int, int]:
-        """(game number, turn number): a new board message is posted when this changes."""
-        return (self.match.games_dealt, self.match.game.turn_number)
+    def turn_seat(self) -> int:
+        """The seat on turn."""
+        return self.match.game.turn
+
+    @property
+    def board_key(self) -> int:
+        """A number that changes exactly when a new board message is due (new turn or game)."""
+        return self.match.games_dealt * 1_000_000 + self.match.game.turn_number
+
+
+@dataclass(frozen=True, slots=True)
+class GameFacts:
+    """All the presentation layer gets of a game: one seat's view (or the public one) and the
+    match's public facts, taken together at one version. Never the engine's game itself, so a
+    hidden card can't reach a message, a picture or a log by accident."""
+
+    id: int
+    version: int
+    board_key: int
+    names: tuple[str, str]
+    players: tuple[int, int]
+    vs_computer: bool
+    finished: bool
+    rules: RuleSet
+    game_number: int
+    """Games dealt so far in the match (the current one included)."""
+    scores: tuple[int, int]
+    target: int | None
+    winner: int | None
+    """The match winner's seat once it is over (``None``: not over, or level)."""
+    last_result: Result | None
+    """How the latest finished game of the match ended."""
+    view: View
+    last_moves: tuple[str, ...]
+
+    @property
+    def on_turn(self) -> int:
+        """The user id of the player on turn."""
+        return self.players[self.view.turn]
 
 
 @dataclass(slots=True)
@@ -117,6 +155,10 @@ class MoveOutcome:
     match_over: bool
     new_game: bool = False
     messages: list[str] = field(default_factory=list)
+    finished_result: Result | None = None
+    """How the game that just ended ended (when ``game_over``)."""
+    entry: GameEntry | None = None
+    """The ledger line written with the move (when the match is over)."""
 
 
 Listener = Callable[[MoveOutcome], Awaitable[None]]
@@ -386,6 +428,20 @@ class GameService:
                 continue
         return out
 
+    def facts(self, live: LiveGame, user_id: int | None = None) -> GameFacts:
+        """What the presentation layer may know of ``live``: ``user_id``'s view (the public
+        one for anyone not playing) with the match's public facts."""
+        match = live.match
+        return GameFacts(
+            id=live.id, version=live.version, board_key=live.board_key, names=live.names,
+            players=live.players, vs_computer=live.vs_computer, finished=live.finished,
+            rules=match.rules, game_number=match.games_dealt,
+            scores=(match.scores[0], match.scores[1]), target=match.target,
+            winner=match.winner if match.is_over else None,
+            last_result=match.results[-1] if match.results else None,
+            view=self.view(live, user_id), last_moves=tuple(live.last_moves),
+        )
+
     def view(self, live: LiveGame, user_id: int | None) -> View:
         """What ``user_id`` may see (a spectator's view if he isn't playing)."""
         seat = live.seat_of(user_id) if user_id is not None else None
@@ -514,7 +570,9 @@ class GameService:
             live.turn_started_at = self.clock()
             live.reminded_at = None
             live.claim_offered_at = None
-        outcome = MoveOutcome(live, seat, events, turn_passed, game_over, finished, new_game)
+        outcome = MoveOutcome(live, seat, events, turn_passed, game_over, finished, new_game,
+                              finished_result=match.results[-1] if game_over else None,
+                              entry=entry)
         await self._notify(outcome)
         return outcome
 
