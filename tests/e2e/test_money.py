@@ -11,6 +11,11 @@ from .conftest import World, select_options
 from .test_bot_play import live_game, resign, start_challenge
 
 
+def _dollars(cents: int) -> str:
+    """Money as every reply shows it: always two decimals."""
+    return f"${cents // 100:,}.{cents % 100:02d}"
+
+
 async def _staked_game_resigned(world: World, stake: str, per_card: str) -> int:
     challenge = await start_challenge(world, "classic", stake=stake, per_card=per_card)
     assert "$0.50 to the winner" in challenge.text() and "$0.05 a card" in challenge.text()
@@ -28,7 +33,7 @@ async def test_staked_game_to_ledger_settlement_csv_and_leaderboard(world: World
                                                                     no_error_logs) -> None:
     fake, alice, bob = world.fake, world.alice, world.bob
     owed = await _staked_game_resigned(world, "0.50", ".05")
-    dollars = f"${owed // 100}" + (f".{owed % 100:02d}" if owed % 100 else "")
+    dollars = _dollars(owed)
     reply = await (await fake.slash(bob, world.channel, "ledger")).message()
     assert reply.ephemeral and f"you owe {dollars}" in reply.content
     reply = await (await fake.slash(alice, world.channel, "ledger", user=bob)).message()
@@ -57,7 +62,7 @@ async def test_staked_game_to_ledger_settlement_csv_and_leaderboard(world: World
     await (await fake.click(alice, pending, refuse_id)).response()
     assert "refused" in pending.content
     left = owed - 20
-    left_text = f"${left // 100}" + (f".{left % 100:02d}" if left % 100 else "")
+    left_text = _dollars(left)
     reply = await (await fake.slash(bob, world.channel, "ledger")).message()
     assert f"you owe {left_text}" in reply.content
     # Nonsense amounts are refused politely.
@@ -104,3 +109,17 @@ async def test_admin_settings_shape_new_challenges_and_void(world: World, no_err
     reply = await (await fake.slash(owner, world.channel, "void", game=live.id,
                                     reason="again")).message()
     assert reply.ephemeral and "already voided" in reply.content
+
+
+async def test_an_amount_of_thousands_of_digits_gets_a_short_polite_refusal(
+        world: World, no_error_logs) -> None:
+    fake = world.fake
+    await _staked_game_resigned(world, "0.50", ".05")  # Bob owes Alice
+    for amount in ("9" * 5000, "1" * 1990 + "x"):
+        reply = await (await fake.slash(world.alice, world.channel, "settle", user=world.bob,
+                                        amount=amount)).message()
+        assert reply.ephemeral and len(reply.content) < 200
+        assert ("too long" in reply.content and "…" in reply.content
+                and amount[:20] in reply.content)
+    reply = await (await fake.slash(world.alice, world.channel, "ledger")).message()
+    assert "owes you" in reply.content  # nothing was recorded
