@@ -7,8 +7,19 @@ import io
 
 from PIL import Image
 
+from tests.fakediscord.interactions import InteractionRecord
+from tests.fakediscord.models import FakeMessage
+
 from .conftest import World, select_options
 from .test_bot_play import live_game, resign, start_challenge
+
+
+async def public_reply(inter: InteractionRecord) -> FakeMessage:
+    """The public message a command posts after its private acknowledgement."""
+    await inter.message()
+    message = (await inter.wait_followups())[-1]
+    assert not message.ephemeral
+    return message
 
 
 def _dollars(cents: int) -> str:
@@ -47,19 +58,21 @@ async def test_staked_game_to_ledger_settlement_csv_and_leaderboard(world: World
     assert len(rows) == 1 and rows[0]["kind"] == "game" and rows[0]["amount"] == dollars
     # Bob says he paid 20 cents: Alice must confirm. Carol can't.
     inter = await fake.slash(bob, world.channel, "settle", user=alice, amount="0.20")
-    pending = await inter.message()
-    assert not pending.ephemeral and "Confirm" in pending.text()
+    note = await inter.message()
+    assert note.ephemeral and f"{dollars} → {_dollars(owed - 20)}" in note.content
+    pending = await public_reply(inter)
+    assert "Confirm" in pending.text() and "goes down by $0.20" in pending.text()
     carol = fake.add_member(world.guild, "carol")
     confirm_id = next(c for c in pending.custom_ids() if c.endswith(":yes"))
-    reply = await (await fake.click(carol, pending, confirm_id)).message()
+    reply = (await (await fake.click(carol, pending, confirm_id)).wait_followups())[0]
     assert reply.ephemeral and "Only the person who was paid" in reply.content
-    await (await fake.click(alice, pending, confirm_id)).response()
+    await (await fake.click(alice, pending, confirm_id)).wait_edit()
     assert "confirmed" in pending.content
     # A second claim of payment, refused by Alice.
-    inter = await fake.slash(bob, world.channel, "settle", user=alice, amount="5")
-    pending = await inter.message()
+    inter = await fake.slash(bob, world.channel, "settle", user=alice, amount="0.10")
+    pending = await public_reply(inter)
     refuse_id = next(c for c in pending.custom_ids() if c.endswith(":no"))
-    await (await fake.click(alice, pending, refuse_id)).response()
+    await (await fake.click(alice, pending, refuse_id)).wait_edit()
     assert "refused" in pending.content
     left = owed - 20
     left_text = _dollars(left)
@@ -101,9 +114,10 @@ async def test_admin_settings_shape_new_challenges_and_void(world: World, no_err
     live = live_game(world)
     await resign(world, world.alice)
     assert "owes" in world.boards()[-1].text() and "€1.50" in world.boards()[-1].text()
-    reply = await (await fake.slash(owner, world.channel, "void", game=live.id,
-                                    reason="practice game")).message()
-    assert not reply.ephemeral and "voided" in reply.content and "practice game" in reply.content
+    inter = await fake.slash(owner, world.channel, "void", game=live.id, reason="practice game")
+    assert (await inter.message()).ephemeral
+    reply = await public_reply(inter)
+    assert "voided" in reply.content and "practice game" in reply.content
     reply = await (await fake.slash(world.alice, world.channel, "ledger")).message()
     assert "square" in reply.content
     reply = await (await fake.slash(owner, world.channel, "void", game=live.id,
