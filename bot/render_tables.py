@@ -93,7 +93,7 @@ def date_ticks(t0: float, t1: float, count: int = 5) -> list[tuple[float, str]]:
     """Times spread along the axis from ``t0`` to ``t1``, each labelled once.
 
     Days when the history spans days (``2026-03-14``), times of day within one (``14:05``);
-    a label that would repeat its neighbour's is left out.
+    a label never repeats its neighbour's.
     """
     span = t1 - t0
     if span <= 0:
@@ -105,6 +105,8 @@ def date_ticks(t0: float, t1: float, count: int = 5) -> list[tuple[float, str]]:
         label = _time(when) if within_a_day else _day(when)
         if not ticks or ticks[-1][1] != label:
             ticks.append((when, label))
+        elif len(ticks) > 1:  # a repeated label moves along, so the last one ends the axis
+            ticks[-1] = (when, label)
     if within_a_day:  # the first time says which day
         ticks[0] = (t0, f"{_day(t0)} {ticks[0][1]}")
     return ticks
