@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import datetime as dt
 import io
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from openskill.models import PlackettLuce
 
@@ -24,13 +27,27 @@ from .service import UserError
 from .stakes import game_entry
 from .storage import GuildSettings, LedgerRow, SettlementRow, Storage
 
-__all__ = ["MIN_RANKED_GAMES", "LedgerService", "Standing", "Stats", "game_entry"]
+__all__ = ["MIN_RANKED_GAMES", "LedgerService", "Settled", "Standing", "Stats", "display_rating",
+           "game_entry"]
 
 MIN_RANKED_GAMES = 5
-"""Games a player needs before he appears in win-rate and rating rankings."""
+"""Games a player needs before his win rate or rating counts; with fewer he is shown in those
+rankings as provisional, after the others."""
 SETTLEMENT_TTL = 24 * 3600
 PROVISIONAL_SIGMA = 5.0
 """A rating whose uncertainty is above this is shown as provisional."""
+NEW_MU, NEW_SIGMA = 25.0, 25.0 / 3
+"""OpenSkill's rating of a new player (its ordinal, mu - 3 sigma, is 0)."""
+
+
+def display_rating(mu: float, sigma: float) -> int:
+    """The rating players see: ``max(0, round(1000 + 40 * (mu - 3 * sigma)))``.
+
+    ``mu - 3 * sigma`` is OpenSkill's ordinal, a conservative estimate of skill that starts at
+    0 and rises as a player wins and as his rating grows certain. On this scale a new player
+    shows 1000, each point of ordinal is 40, and nobody shows a negative number.
+    """
+    return max(0, round(1000 + 40 * (mu - 3 * sigma)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +61,8 @@ class Standing:
     losses: int
     ties: int
     net_cents: int
-    rating: float | None
+    rating: int | None
+    """The displayed rating (see ``display_rating``), when ranked by rating."""
     provisional: bool
 
     @property
@@ -52,6 +70,15 @@ class Standing:
         """Wins among decided games."""
         decided = self.wins + self.losses
         return self.wins / decided if decided else 0.0
+
+
+class Settled(NamedTuple):
+    """What ``/settle`` did: ``kind`` is payment, forgive or pending (waits for the payee)."""
+
+    kind: str
+    row: LedgerRow | SettlementRow
+    owed_before: int
+    """What was owed in the settlement's direction before it (cents, positive)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +92,10 @@ class Stats:
     net_cents: int
     average_margin: float
     best_margin: int
+    """The largest winning margin (0 when there are no wins)."""
     streak: str
-    ratings: dict[str, tuple[float, bool]]
+    ratings: dict[str, tuple[int, bool]]
+    """Per rule set: the displayed rating (see ``display_rating``) and whether provisional."""
     series: list[tuple[float, int]]
 
 
@@ -77,6 +106,7 @@ class LedgerService:
         self.storage = storage
         self.model = PlackettLuce()
         self._rating_locks: dict[int, asyncio.Lock] = {}
+        self._notebook_locks: dict[int, asyncio.Lock] = {}
 
     # ------------------------------------------------------------------ stakes
 
@@ -136,37 +166,77 @@ class LedgerService:
         balance = await self.storage.pair_balance(guild_id, a, b)
         return rows, total, balance
 
-    async def csv_export(self, guild_id: int, a: int, b: int, currency: str) -> bytes:
-        """The whole history between ``a`` and ``b`` as CSV, oldest first."""
+    async def player_names(self, guild_id: int, user_ids: Iterable[int]) -> dict[int, str]:
+        """The names players had in their latest game between them found in the notebook.
+
+        What the bot already knows, without asking Discord: a name is saved with every game.
+        Players with no game in the server are left out.
+        """
+        names: dict[int, str] = {}
+        for user in user_ids:
+            if user in names:
+                continue
+            for other, _, games in await self.storage.balances(guild_id, user):
+                game_id = await self._latest_game_id(guild_id, user, other) if games else None
+                game = await self.storage.get_game(game_id) if game_id is not None else None
+                if game is not None:
+                    names.update(zip(game.players, game.names, strict=True))
+                    break
+        return names
+
+    async def _latest_game_id(self, guild_id: int, a: int, b: int) -> int | None:
+        rows, _ = await self.storage.pair_entries(guild_id, a, b, limit=50)
+        return next((row.game_id for row, _ in rows if row.game_id is not None), None)
+
+    async def csv_export(self, guild_id: int, a: int, b: int, currency: str,
+                         names: Mapping[int, str] | None = None) -> bytes:
+        """The whole history between ``a`` and ``b`` as CSV, oldest first; each player's id
+        has his name beside it (``names``, else the name saved with their latest game)."""
         rows, _ = await self.storage.pair_entries(guild_id, a, b)
+        known = {**await self._names_in(rows), **(names or {})}
+
+        def name(user: int) -> str:
+            return _cell(known.get(user, ""))
+
         out = io.StringIO()
         writer = csv.writer(out)
         writer.writerow(["entry", "date_utc", "kind", "game", "rules", "result", "margin",
-                         "amount", "debtor", "creditor", "balance", "note"])
-        import datetime as _dt
-
+                         "amount", "debtor", "debtor_name", "creditor", "creditor_name",
+                         "balance", "note"])
         for row, running in reversed(rows):
-            when = _dt.datetime.fromtimestamp(row.created_at, _dt.UTC).strftime("%Y-%m-%d %H:%M")
+            when = dt.datetime.fromtimestamp(row.created_at, dt.UTC).strftime("%Y-%m-%d %H:%M")
             result = ""
             if row.kind in ("game", "void"):
-                result = "tie" if row.winner_id is None else f"won by {row.winner_id}"
+                result = ("tie" if row.winner_id is None
+                          else f"won by {name(row.winner_id) or row.winner_id}")
             writer.writerow([row.id, when, row.kind, row.game_id or "", row.rules or "", result,
                              row.margin if row.margin is not None else "",
                              format_amount(row.amount_cents, currency), row.debtor_id,
-                             row.creditor_id, format_amount(running, currency), row.note or ""])
+                             name(row.debtor_id), row.creditor_id, name(row.creditor_id),
+                             format_amount(running, currency), _cell(row.note or "")])
         return out.getvalue().encode("utf-8")
+
+    async def _names_in(self, rows: list[tuple[LedgerRow, int]]) -> dict[int, str]:
+        # ``rows`` come newest first: the names of the latest game between the two.
+        game_id = next((row.game_id for row, _ in rows if row.game_id is not None), None)
+        game = await self.storage.get_game(game_id) if game_id is not None else None
+        return dict(zip(game.players, game.names, strict=True)) if game is not None else {}
 
     # ------------------------------------------------------------------ settling up
 
     async def settle(
         self, *, guild_id: int, channel_id: int, caller: int, other: int, amount_text: str,
         forgive: bool = False,
-    ) -> tuple[str, LedgerRow | SettlementRow]:
+    ) -> Settled:
         """Record a payment between ``caller`` and ``other``.
 
         If ``other`` owes the caller, the caller records receiving it (or forgives it): no
-        confirmation. If the caller owes ``other`` (or nobody owes), it is the caller's payment
-        and reduces what ``other`` is owed: ``other`` must confirm (a ``SettlementRow``).
+        confirmation. If the caller owes ``other``, it is the caller's payment and reduces what
+        ``other`` is owed: ``other`` must confirm (a ``SettlementRow``).
+
+        A settlement only ever lowers a debt: an amount larger than what is owed in that
+        direction is refused (saying what is owed), and so is one where nothing is owed that
+        way. A debt is never flipped into one the other way round.
         """
         if caller == other:
             raise UserError("You can't settle with yourself.")
@@ -177,26 +247,43 @@ class LedgerService:
             amount = parse_amount(amount_text, allow_zero=False)
         except AmountError as exc:
             raise UserError(str(exc)) from None
-        owed_by_caller = await self.storage.pair_balance(guild_id, caller, other)
-        if owed_by_caller < 0:
-            # ``other`` owes the caller: the caller received money or forgives some of it.
-            kind = "forgive" if forgive else "payment"
-            note = "forgiven" if forgive else "payment received"
-            row = await self.storage.add_entry(
-                guild_id=guild_id, kind=kind, debtor_id=caller, creditor_id=other,
-                amount_cents=amount, note=note, created_by=caller)
-            assert row is not None
-            return kind, row
-        if forgive:
-            raise UserError("Only the person who is owed can forgive a debt.")
-        pending = await self.storage.create_settlement(
-            guild_id=guild_id, channel_id=channel_id, payer_id=caller, payee_id=other,
-            amount_cents=amount, expires_at=self.storage.clock() + SETTLEMENT_TTL)
-        return "pending", pending
+        cur = settings.currency
+        async with self._notebook_lock(guild_id):
+            owed_by_caller = await self.storage.pair_balance(guild_id, caller, other)
+            if owed_by_caller < 0:
+                # ``other`` owes the caller: the caller received money or forgives some of it.
+                owed = -owed_by_caller
+                if amount > owed:
+                    raise UserError(f"<@{other}> owes you {format_amount(owed, cur)}: you can "
+                                    "record at most that.")
+                kind = "forgive" if forgive else "payment"
+                note = "forgiven" if forgive else "payment received"
+                row = await self.storage.add_entry(
+                    guild_id=guild_id, kind=kind, debtor_id=caller, creditor_id=other,
+                    amount_cents=amount, note=note, created_by=caller)
+                assert row is not None
+                return Settled(kind, row, owed)
+            if owed_by_caller == 0:
+                raise UserError(f"You and <@{other}> are square: there is nothing to "
+                                f"{'forgive' if forgive else 'settle'}.")
+            if forgive:
+                raise UserError("Only the person who is owed can forgive a debt: you owe "
+                                f"<@{other}> {format_amount(owed_by_caller, cur)}.")
+            if amount > owed_by_caller:
+                raise UserError(f"You owe <@{other}> {format_amount(owed_by_caller, cur)}: you "
+                                "can record at most that.")
+            pending = await self.storage.create_settlement(
+                guild_id=guild_id, channel_id=channel_id, payer_id=caller, payee_id=other,
+                amount_cents=amount, expires_at=self.storage.clock() + SETTLEMENT_TTL)
+            return Settled("pending", pending, owed_by_caller)
 
     async def answer_settlement(self, settlement_id: int, user_id: int, accept: bool
                                 ) -> tuple[SettlementRow, LedgerRow | None]:
-        """The payee confirms (the payment is written) or refuses a pending payment."""
+        """The payee confirms (the payment is written) or refuses a pending payment.
+
+        What is owed is checked again on confirmation: if it fell below the payment since it
+        was recorded (another payment, a void), the confirmation is refused and nothing changes.
+        """
         row = await self.storage.get_settlement(settlement_id)
         if row is None:
             raise UserError("That payment no longer exists.")
@@ -214,10 +301,20 @@ class LedgerService:
             refreshed = await self.storage.get_settlement(row.id)
             assert refreshed is not None
             return refreshed, None
-        entry = await self.storage.add_entry(
-            guild_id=row.guild_id, kind="payment", debtor_id=row.payee_id,
-            creditor_id=row.payer_id, amount_cents=row.amount_cents,
-            note="payment confirmed", created_by=row.payer_id, settlement_id=row.id)
+        async with self._notebook_lock(row.guild_id):
+            owed = await self.storage.pair_balance(row.guild_id, row.payer_id, row.payee_id)
+            if row.amount_cents > owed:
+                cur = (await self.storage.get_settings(row.guild_id)).currency
+                now = (f"<@{row.payer_id}> owes you {format_amount(owed, cur)} now"
+                       if owed > 0 else f"<@{row.payer_id}> owes you nothing now")
+                raise UserError(
+                    f"{now}, less than this payment of {format_amount(row.amount_cents, cur)}: "
+                    "the notebook changed since it was recorded. Nothing was changed; "
+                    "refuse it, and record what is left with /settle.")
+            entry = await self.storage.add_entry(
+                guild_id=row.guild_id, kind="payment", debtor_id=row.payee_id,
+                creditor_id=row.payer_id, amount_cents=row.amount_cents,
+                note="payment confirmed", created_by=row.payer_id, settlement_id=row.id)
         if entry is None:
             raise UserError("This payment was already answered.")
         refreshed = await self.storage.get_settlement(row.id)
@@ -233,10 +330,11 @@ class LedgerService:
         entry = await self.storage.game_entry(guild_id, game_id)
         if entry is None:
             raise UserError(f"Game #{game_id} has no ledger entry in this server.")
-        row = await self.storage.add_entry(
-            guild_id=guild_id, kind="void", debtor_id=entry.creditor_id,
-            creditor_id=entry.debtor_id, amount_cents=entry.amount_cents,
-            note=reason[:300], created_by=admin, voids_id=entry.id)
+        async with self._notebook_lock(guild_id):
+            row = await self.storage.add_entry(
+                guild_id=guild_id, kind="void", debtor_id=entry.creditor_id,
+                creditor_id=entry.debtor_id, amount_cents=entry.amount_cents,
+                note=reason[:300], created_by=admin, voids_id=entry.id)
         if row is None:
             raise UserError(f"Game #{game_id} was already voided.")
         await self.update_ratings(guild_id)
@@ -247,19 +345,27 @@ class LedgerService:
     def _lock(self, guild_id: int) -> asyncio.Lock:
         return self._rating_locks.setdefault(guild_id, asyncio.Lock())
 
+    def _notebook_lock(self, guild_id: int) -> asyncio.Lock:
+        # Settling checks what is owed and then writes: two storage calls. The lock keeps
+        # another settlement, confirmation or void of the server from landing between them.
+        # (A game's own line is written by GameService and does not take it.)
+        return self._notebook_locks.setdefault(guild_id, asyncio.Lock())
+
     async def update_ratings(self, guild_id: int) -> None:
         """Apply new game lines to the ratings (a void recomputes them from the history)."""
         async with self._lock(guild_id):
             pending = await self.storage.unrated_games(guild_id)
             if not pending:
                 return
+            # Rating is pure CPU work on plain rows (seconds for a void of a long history):
+            # it runs in a thread so the bot keeps answering; the database stays on the loop.
             if any(row.kind == "void" for row in pending):
                 history = await self.storage.rated_history(guild_id)
-                values = self._rate(history, {})
+                values = await asyncio.to_thread(self._rate, history, {})
                 await self.storage.store_ratings(guild_id, values, pending[-1].id, replace=True)
                 return
             current = await self.storage.ratings(guild_id)
-            values = self._rate(pending, current)
+            values = await asyncio.to_thread(self._rate, pending, current)
             await self.storage.store_ratings(guild_id, values, pending[-1].id)
 
     def _rate(self, rows: list[LedgerRow], current: dict[tuple[int, str], tuple[float, float, int]]
@@ -282,40 +388,44 @@ class LedgerService:
                 values[key] = touched[key] = (float(new.mu), float(new.sigma), games)
         return touched
 
-    def ordinal(self, mu: float, sigma: float) -> float:
-        """The displayed rating: a conservative estimate (mu - 3 sigma)."""
-        return float(self.model.rating(mu=mu, sigma=sigma).ordinal())
-
     # ------------------------------------------------------------------ standings
 
     async def leaderboard(self, guild_id: int, by: str, rules: str | None
                           ) -> tuple[list[Standing], str]:
-        """The ranked rows and a note about who is left out."""
-        min_games = MIN_RANKED_GAMES if by in ("win_rate", "rating") else 1
-        note = (f"Players with fewer than {MIN_RANKED_GAMES} games are left out."
-                if min_games > 1 else "")
+        """The ranked rows and a note on how to read them.
+
+        Ranked by win rate or rating, players with fewer than ``MIN_RANKED_GAMES`` games (or,
+        by rating, a still uncertain rating) are provisional: shown, marked, after the others.
+        """
+        note = ""
         if by == "rating":
             rating_rules = rules or (await self.storage.get_settings(guild_id)).default_rules
             if rules is None:
-                note += f" Ratings are per rule set: showing {rating_rules}."
+                note = f"Ratings are per rule set: showing {rating_rules}."
             ratings = await self.storage.ratings(guild_id, rating_rules)
-            rows = await self.storage.leaderboard(guild_id, "net", rating_rules, min_games)
+            rows = await self.storage.leaderboard(guild_id, "net", rating_rules, 1)
             scored = []
             for user, games, wins, losses, ties, net in rows:
-                value = ratings.get((user, rating_rules))
-                if value is None:
-                    continue
-                mu, sigma, _ = value
-                scored.append((self.ordinal(mu, sigma), sigma, user, games, wins, losses, ties,
-                               net))
-            scored.sort(key=lambda r: (-r[0], r[2]))
-            return [Standing(i + 1, user, games, wins, losses, ties, net, rating,
-                             sigma > PROVISIONAL_SIGMA)
-                    for i, (rating, sigma, user, games, wins, losses, ties, net)
-                    in enumerate(scored)], note.strip()
-        rows = await self.storage.leaderboard(guild_id, by, rules, min_games)
-        return [Standing(i + 1, user, games, wins, losses, ties, net, None, False)
-                for i, (user, games, wins, losses, ties, net) in enumerate(rows)], note
+                # Games not rated yet (a rating update still running) rate as a new player.
+                mu, sigma, _ = ratings.get((user, rating_rules), (NEW_MU, NEW_SIGMA, 0))
+                provisional = games < MIN_RANKED_GAMES or sigma > PROVISIONAL_SIGMA
+                scored.append((provisional, -display_rating(mu, sigma), -(mu - 3 * sigma), user,
+                               Standing(0, user, games, wins, losses, ties, net,
+                                        display_rating(mu, sigma), provisional)))
+            scored.sort(key=lambda entry: entry[:4])
+            standings = [entry[-1] for entry in scored]
+        else:
+            rows = await self.storage.leaderboard(guild_id, by, rules, 1)
+            standings = [Standing(0, user, games, wins, losses, ties, net, None,
+                                  by == "win_rate" and games < MIN_RANKED_GAMES)
+                         for user, games, wins, losses, ties, net in rows]
+            # Stable: the provisional rows keep their order, after the others.
+            standings.sort(key=lambda standing: standing.provisional)
+        if any(s.provisional for s in standings):
+            note = (f"{note} ? = provisional: fewer than {MIN_RANKED_GAMES} games"
+                    + (" or a still uncertain rating" if by == "rating" else "")
+                    + ", listed after the others.").strip()
+        return [replace(s, place=i + 1) for i, s in enumerate(standings)], note
 
     async def stats(self, guild_id: int, user_id: int) -> Stats:
         """A player's record across rule sets."""
@@ -336,13 +446,20 @@ class LedgerService:
                 count += 1
             streak = f"{count}{kind}"
         ratings = {}
-        for (user, rules), (mu, sigma, _) in (await self.storage.ratings(guild_id)).items():
+        for (user, rules), (mu, sigma, games) in (await self.storage.ratings(guild_id)).items():
             if user == user_id:
-                ratings[rules] = (self.ordinal(mu, sigma), sigma > PROVISIONAL_SIGMA)
+                ratings[rules] = (display_rating(mu, sigma),
+                                  games < MIN_RANKED_GAMES or sigma > PROVISIONAL_SIGMA)
         series = await self.storage.money_series(guild_id, user_id)
         wins = total["wins"]
         return Stats(total["games"], wins, total["losses"], total["ties"], total["net_cents"],
                      total["margin_sum"] / wins if wins else 0.0, best, streak, ratings, series)
+
+
+def _cell(text: str) -> str:
+    # A spreadsheet runs a cell that starts with = + - @ as a formula: names and notes are
+    # typed by players, so such a cell is kept as text.
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
 def describe_line(row: LedgerRow, viewer: int, currency: str) -> str:

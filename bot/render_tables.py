@@ -11,9 +11,10 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw
 
+from .money import format_amount
 from .render import _DRAWING, _font, _printable
 
-__all__ = ["render_leaderboard", "render_money_chart"]
+__all__ = ["date_ticks", "money_ticks", "render_leaderboard", "render_money_chart"]
 
 BG = (18, 70, 45)
 HEAD = (255, 204, 51)
@@ -65,10 +66,67 @@ def render_leaderboard(title: str, headers: Sequence[str], rows: Sequence[Sequen
     return _save(image)
 
 
-def render_money_chart(points: Sequence[tuple[float, int]], label: str) -> bytes:
-    """Net money (cents, running total) over time as a line; ``label`` titles it."""
+def money_ticks(lo: int, hi: int, count: int = 5) -> list[int]:
+    """Round amounts (cents) for the money axis, from at most ``lo`` to at least ``hi``.
+
+    Steps are 1, 2, 2.5 or 5 times a power of ten (at least a cent), so the labels read like
+    amounts people write: $0.00, $0.25, $0.50 rather than two labels both showing 0.
+    """
+    lo, hi = min(lo, 0), max(hi, 0)
+    span = max(hi - lo, 1)
+    raw = span / max(1, count - 1)
+    step = 1
+    magnitude = 1
+    while step < raw:
+        for factor in (1, 2, 2.5, 5):
+            step = max(1, int(factor * magnitude))
+            if step >= raw:
+                break
+        magnitude *= 10
+    ticks = [(lo // step) * step]
+    while ticks[-1] < hi or len(ticks) < 2:
+        ticks.append(ticks[-1] + step)
+    return ticks
+
+
+def date_ticks(t0: float, t1: float, count: int = 5) -> list[tuple[float, str]]:
+    """Times spread along the axis from ``t0`` to ``t1``, each labelled once.
+
+    Days when the history spans days (``2026-03-14``), times of day within one (``14:05``);
+    a label never repeats its neighbour's.
+    """
+    span = t1 - t0
+    if span <= 0:
+        return [(t0, _day(t0))]
+    within_a_day = span < 2 * 86_400
+    ticks: list[tuple[float, str]] = []
+    for i in range(count):
+        when = t0 + span * i / (count - 1)
+        label = _time(when) if within_a_day else _day(when)
+        if not ticks or ticks[-1][1] != label:
+            ticks.append((when, label))
+        elif len(ticks) > 1:  # a repeated label moves along, so the last one ends the axis
+            ticks[-1] = (when, label)
+    if within_a_day:  # the first time says which day
+        ticks[0] = (t0, f"{_day(t0)} {ticks[0][1]}")
+    return ticks
+
+
+def _day(when: float) -> str:
+    return dt.datetime.fromtimestamp(when, dt.UTC).strftime("%Y-%m-%d")
+
+
+def _time(when: float) -> str:
+    return dt.datetime.fromtimestamp(when, dt.UTC).strftime("%H:%M")
+
+
+def render_money_chart(points: Sequence[tuple[float, int]], label: str,
+                       currency: str = "$") -> bytes:
+    """Net money (cents, running total) over time as a line with a marker per game; ``label``
+    titles it. The money axis is labelled with amounts, the time axis with spread dates."""
     width, height = 900, 360
-    left, right, top, bottom = 70, 20, 60, 40
+    left, right, top, bottom = 110, 30, 60, 44
+    small = _font(16, bold=False)
     with _DRAWING:
         image = Image.new("RGB", (width, height), BG)
         draw = ImageDraw.Draw(image)
@@ -82,28 +140,35 @@ def render_money_chart(points: Sequence[tuple[float, int]], label: str) -> bytes
         for when, delta in points:
             total += delta
             running.append((when, total))
-        lo = min(0, min(v for _, v in running))
-        hi = max(0, max(v for _, v in running))
+        ticks = money_ticks(min(v for _, v in running), max(v for _, v in running))
+        lo, hi = ticks[0], ticks[-1]
         span = max(1, hi - lo)
         t0, t1 = running[0][0], running[-1][0]
-        tspan = max(1e-9, t1 - t0)
+        by_index = t1 <= t0  # every line at the same moment: spread them evenly instead
 
-        def xy(i: int, when: float, value: int) -> tuple[float, float]:
-            frac = (when - t0) / tspan if t1 > t0 else i / max(1, len(running) - 1)
-            x = left + frac * (width - left - right)
-            y = top + (hi - value) / span * (height - top - bottom)
-            return x, y
+        def x_at(i: int, when: float) -> float:
+            frac = i / (len(running) - 1) if by_index else (when - t0) / (t1 - t0)
+            return left + frac * (width - left - right)
 
-        zero_y = xy(0, t0, 0)[1]
-        draw.line((left, zero_y, width - right, zero_y), fill=MUTED, width=1)
-        coords = [xy(i, w, v) for i, (w, v) in enumerate(running)]
+        def y_at(value: int) -> float:
+            return top + (hi - value) / span * (height - top - bottom)
+
+        for value in ticks:
+            y = y_at(value)
+            draw.line((left, y, width - right, y), fill=MUTED if value == 0 else STRIPE,
+                      width=2 if value == 0 else 1)
+            draw.text((left - 10, y), format_amount(value, currency), font=small, fill=MUTED,
+                      anchor="rm")
+        times = [(t0, _day(t0))] if by_index else date_ticks(t0, t1)
+        for i, (when, text) in enumerate(times):
+            x = left if by_index else x_at(0, when)
+            anchor = "la" if i == 0 else ("ra" if i == len(times) - 1 else "ma")
+            draw.line((x, height - bottom, x, height - bottom + 6), fill=MUTED, width=1)
+            draw.text((x, height - bottom + 10), text, font=small, fill=MUTED, anchor=anchor)
+        coords = [(x_at(i, w), y_at(v)) for i, (w, v) in enumerate(running)]
         colour = UP if running[-1][1] >= 0 else DOWN
-        draw.line(coords, fill=colour, width=4)
-        draw.text((8, top - 10), f"{hi / 100:,.0f}", font=_font(16, bold=False), fill=MUTED)
-        draw.text((8, height - bottom - 10), f"{lo / 100:,.0f}", font=_font(16, bold=False),
-                  fill=MUTED)
-        for when, anchor_x, anchor in ((t0, left, "la"), (t1, width - right, "ra")):
-            day = dt.datetime.fromtimestamp(when, dt.UTC).strftime("%Y-%m-%d")
-            draw.text((anchor_x, height - bottom + 12), day, font=_font(16, bold=False),
-                      fill=MUTED, anchor=anchor)
+        draw.line(coords, fill=colour, width=3)
+        radius = 4 if len(coords) <= 60 else 2
+        for x, y in coords:
+            draw.ellipse((x - radius, y - radius, x + radius, y + radius), fill=colour)
     return _save(image)

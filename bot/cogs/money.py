@@ -1,11 +1,20 @@
 """Slash commands for the notebook: ``/ledger``, ``/settle``, ``/void``, ``/leaderboard``,
-``/stats``. Thin: they call the ``LedgerService`` and format its answers."""
+``/stats``. Thin: they call the ``LedgerService`` and format its answers.
+
+Answer first, then work: Discord fails an interaction whose first response takes more than
+3 seconds, so every handler that reads the database, draws or calls Discord acknowledges at once
+(``defer``) and replies with a follow-up. A command's defer fixes whether its reply is private:
+the first follow-up replaces the "thinking…" placeholder and keeps its privacy. ``/settle`` and
+``/void`` refuse privately, so they defer privately; when they succeed, a second follow-up posts
+the public message.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import io
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -22,7 +31,7 @@ from ..ui import reply_error
 if TYPE_CHECKING:
     from ..client import SpiteBot
 
-__all__ = ["MoneyCog", "DYNAMIC_ITEMS", "head_to_head_payload"]
+__all__ = ["MoneyCog", "DYNAMIC_ITEMS", "answer_first", "head_to_head_payload", "known_names"]
 
 PAGE = 10
 
@@ -31,19 +40,31 @@ def _money(interaction: discord.Interaction[Any]) -> LedgerService:
     return interaction.client.ledger  # type: ignore[attr-defined,no-any-return]
 
 
-async def display_name(bot: SpiteBot, guild: discord.Guild | None, user_id: int) -> str:
-    """A member's name for pictures (mentions do the job in text)."""
-    if guild is not None:
-        member = guild.get_member(user_id)
-        if member is None:
-            try:
-                member = await guild.fetch_member(user_id)
-            except discord.HTTPException:
-                member = None
-        if member is not None:
-            return member.display_name
-    user = bot.get_user(user_id)
-    return user.display_name if user else f"Player {user_id}"
+async def answer_first(interaction: discord.Interaction[Any], *, ephemeral: bool) -> None:
+    """Acknowledge a command at once ("thinking…"), private or public like its reply."""
+    await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+
+
+async def known_names(bot: SpiteBot, interaction: discord.Interaction[Any],
+                      user_ids: Iterable[int]) -> dict[int, str]:
+    """Names for pictures and files from what the bot already knows: the member who asked, the
+    server's member cache, the user cache, then the names saved with the players' games. Never
+    a request to Discord per member (a leaderboard of ten would wait on ten of them)."""
+    ids = list(dict.fromkeys(user_ids))
+    names = {interaction.user.id: interaction.user.display_name}
+    for user_id in ids:
+        if user_id in names:
+            continue
+        guild = interaction.guild
+        user = (guild.get_member(user_id) if guild is not None else None) or \
+            bot.get_user(user_id)
+        if user is not None:
+            names[user_id] = user.display_name
+    missing = [user_id for user_id in ids if user_id not in names]
+    if missing and interaction.guild_id is not None:
+        saved = await bot.ledger.player_names(interaction.guild_id, missing)
+        names.update((user_id, saved[user_id]) for user_id in missing if user_id in saved)
+    return {user_id: names[user_id] for user_id in ids if user_id in names}
 
 
 def _when(ts: float) -> str:
@@ -101,10 +122,10 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         if interaction.user.id != self.a or interaction.guild_id is None:
             await reply_error(interaction, "This notebook page isn't yours; use /ledger.")
             return
+        await interaction.response.defer()  # the page is edited in place once it is read
         payload = await head_to_head_payload(interaction.client, interaction.guild_id,  # type: ignore[arg-type]
                                              self.a, self.b, max(0, self.page))
-        payload.pop("allowed_mentions")
-        await interaction.response.edit_message(**payload)
+        await interaction.edit_original_response(**payload)
 
 
 class CsvButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
@@ -125,10 +146,14 @@ class CsvButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         if interaction.user.id != self.a or interaction.guild_id is None:
             await reply_error(interaction, "This notebook isn't yours; use /ledger.")
             return
+        await interaction.response.defer(ephemeral=True, thinking=True)
         ledger = _money(interaction)
         settings = await ledger.settings(interaction.guild_id)
-        data = await ledger.csv_export(interaction.guild_id, self.a, self.b, settings.currency)
-        await interaction.response.send_message(
+        names = await known_names(interaction.client, interaction,  # type: ignore[arg-type]
+                                  (self.a, self.b))
+        data = await ledger.csv_export(interaction.guild_id, self.a, self.b, settings.currency,
+                                       names)
+        await interaction.followup.send(
             "The whole history, oldest first:", ephemeral=True,
             file=discord.File(io.BytesIO(data), filename=f"ledger-{self.a}-{self.b}.csv"))
 
@@ -150,6 +175,7 @@ class SettleButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(int(match["id"]), match["answer"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.defer()  # the prompt is edited in place once answered
         ledger = _money(interaction)
         try:
             row, entry = await ledger.answer_settlement(self.settlement_id, interaction.user.id,
@@ -162,7 +188,7 @@ class SettleButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         text = (f"✅ <@{row.payee_id}> confirmed receiving {money} from <@{row.payer_id}>."
                 if entry is not None else
                 f"❌ <@{row.payee_id}> refused the payment of {money} from <@{row.payer_id}>.")
-        await interaction.response.edit_message(
+        await interaction.edit_original_response(
             content=text, view=_settle_controls(row.id, disabled=True),
             allowed_mentions=discord.AllowedMentions.none())
 
@@ -196,16 +222,17 @@ class MoneyCog(commands.Cog):
                      user: discord.Member | None = None) -> None:
         assert interaction.guild_id is not None
         me = interaction.user.id
+        if user is not None and user.id == me:
+            raise UserError("That's you! Pick someone you have played.")
+        await answer_first(interaction, ephemeral=True)
         if user is not None:
-            if user.id == me:
-                raise UserError("That's you! Pick someone you have played.")
             payload = await head_to_head_payload(self.bot, interaction.guild_id, me, user.id, 0)
-            await interaction.response.send_message(ephemeral=True, **payload)
+            await interaction.followup.send(ephemeral=True, **payload)
             return
         settings = await self.bot.ledger.settings(interaction.guild_id)
         rows = await self.bot.ledger.balances(interaction.guild_id, me)
         if not rows:
-            await interaction.response.send_message(
+            await interaction.followup.send(
                 "Your notebook is empty: no finished games or payments yet.", ephemeral=True)
             return
         lines = ["**Your balances** (largest first):"]
@@ -214,8 +241,8 @@ class MoneyCog(commands.Cog):
             state = (f"you owe {money}" if owed > 0 else f"owes you {money}" if owed < 0
                      else "square")
             lines.append(f"<@{other}>: {state} · {games} game{'s' if games != 1 else ''}")
-        await interaction.response.send_message("\n".join(lines)[:2000], ephemeral=True,
-                                                allowed_mentions=discord.AllowedMentions.none())
+        await interaction.followup.send("\n".join(lines)[:2000], ephemeral=True,
+                                        allowed_mentions=discord.AllowedMentions.none())
 
     @app_commands.command(name="settle", description="Record a payment between you and a "
                                                      "member (or forgive what they owe you).")
@@ -227,22 +254,34 @@ class MoneyCog(commands.Cog):
         assert interaction.guild_id is not None and interaction.channel_id is not None
         if user.bot:
             raise UserError("Bots have no money in this notebook.")
-        kind, row = await self.bot.ledger.settle(
+        # Private: a refusal says what is owed. A recorded settlement is then posted publicly.
+        await answer_first(interaction, ephemeral=True)
+        me = interaction.user.id
+        kind, row, owed = await self.bot.ledger.settle(
             guild_id=interaction.guild_id, channel_id=interaction.channel_id,
-            caller=interaction.user.id, other=user.id, amount_text=amount, forgive=forgive)
+            caller=me, other=user.id, amount_text=amount, forgive=forgive)
         settings = await self.bot.ledger.settings(interaction.guild_id)
-        money = format_amount(row.amount_cents, settings.currency)
+        cur = settings.currency
+        money = format_amount(row.amount_cents, cur)
+        change = f"{format_amount(owed, cur)} → {format_amount(owed - row.amount_cents, cur)}"
         if kind == "pending":
-            await interaction.response.send_message(
-                f"<@{user.id}>: <@{interaction.user.id}> says they paid you **{money}**. "
-                "Confirm it (it lowers what you are owed) or refuse it. This expires in 24 h.",
+            await interaction.edit_original_response(
+                content=f"Asked <@{user.id}> to confirm your payment of {money}. What you owe "
+                        f"them, once they confirm: {change}.",
+                allowed_mentions=discord.AllowedMentions.none())
+            await interaction.followup.send(
+                f"<@{user.id}>: <@{me}> says they paid you **{money}**. Confirm it if you "
+                f"received it (what they owe you goes down by {money}), or refuse it. This "
+                "expires in 24 h.",
                 view=_settle_controls(row.id),
                 allowed_mentions=discord.AllowedMentions(users=[user]))
             return
         verb = "forgave" if kind == "forgive" else "recorded receiving"
-        await interaction.response.send_message(
-            f"<@{interaction.user.id}> {verb} **{money}** from <@{user.id}>.",
+        await interaction.edit_original_response(
+            content=f"Done. What <@{user.id}> owes you: {change}.",
             allowed_mentions=discord.AllowedMentions.none())
+        await interaction.followup.send(f"<@{me}> {verb} **{money}** from <@{user.id}>.",
+                                        allowed_mentions=discord.AllowedMentions.none())
 
     @app_commands.command(name="void", description="Admins: reverse a game's ledger entry.")
     @app_commands.describe(game="The game number (#)", reason="Why (shown in the history)")
@@ -251,11 +290,15 @@ class MoneyCog(commands.Cog):
         assert interaction.guild_id is not None
         if not interaction.permissions.manage_guild:
             raise UserError("Only members with the Manage Server permission can void a game.")
+        await answer_first(interaction, ephemeral=True)  # refusals are private
         row = await self.bot.ledger.void(interaction.guild_id, game, interaction.user.id, reason)
         settings = await self.bot.ledger.settings(interaction.guild_id)
-        await interaction.response.send_message(
-            f"Game #{game} voided by <@{interaction.user.id}>: {row.note} "
-            f"({format_amount(row.amount_cents, settings.currency)} reversed).",
+        money = format_amount(row.amount_cents, settings.currency)
+        await interaction.edit_original_response(
+            content=f"Done: game #{game} is voided ({money} reversed) and the ratings are "
+                    "recomputed without it.")
+        await interaction.followup.send(
+            f"Game #{game} voided by <@{interaction.user.id}>: {row.note} ({money} reversed).",
             allowed_mentions=discord.AllowedMentions.none())
 
     @app_commands.command(name="leaderboard", description="Who leads the server.")
@@ -266,6 +309,7 @@ class MoneyCog(commands.Cog):
                           by: Choice[str] | None = None, rules: Choice[str] | None = None
                           ) -> None:
         assert interaction.guild_id is not None
+        await answer_first(interaction, ephemeral=False)
         order = by.value if by else "net"
         rule_name = None if rules is None or rules.value == "all" else rules.value
         standings, note = await self.bot.ledger.leaderboard(interaction.guild_id, order,
@@ -275,29 +319,29 @@ class MoneyCog(commands.Cog):
         top = standings[:10]
         mine = next((s for s in standings if s.user_id == me), None)
         shown = list(top) + ([mine] if mine is not None and mine not in top else [])
-        names = [await display_name(self.bot, interaction.guild, s.user_id) for s in shown]
+        names = await known_names(self.bot, interaction, (s.user_id for s in shown))
         title = f"Leaderboard · {dict((c.value, c.name) for c in BY_CHOICES)[order]} · " \
                 f"{rule_name or 'all rules'}"
         headers = ["#", "Player", "Games", "W-L-T", "Win %",
                    "Rating" if order == "rating" else "Net"]
         table = []
-        for s, name in zip(shown, names, strict=True):
-            last = (f"{s.rating:.1f}{'?' if s.provisional else ''}" if s.rating is not None
+        for s in shown:
+            mark = "?" if s.provisional else ""
+            win_rate = f"{s.win_rate * 100:.0f}%" + (mark if order == "win_rate" else "")
+            last = (f"{s.rating}{mark}" if s.rating is not None
                     else format_amount(s.net_cents, settings.currency))
-            table.append([str(s.place), name, str(s.games), f"{s.wins}-{s.losses}-{s.ties}",
-                          f"{s.win_rate * 100:.0f}%", last])
+            table.append([str(s.place), names.get(s.user_id, f"Player {s.user_id}"),
+                          str(s.games), f"{s.wins}-{s.losses}-{s.ties}", win_rate, last])
         text_lines = [f"**{title}**"] + [" · ".join(row) for row in table]
         if not table:
             text_lines.append("Nobody yet: finish some games!")
-        if mine is None:
+        elif mine is None:
             text_lines.append("You are not on this board yet.")
         if note:
             text_lines.append(note)
-        if any(s.provisional for s in shown):
-            text_lines.append("? = provisional rating (few games so far).")
         highlight = next((i for i, s in enumerate(shown) if s.user_id == me), None)
         png = await asyncio.to_thread(render_leaderboard, title, headers, table, highlight, note)
-        await interaction.response.send_message(
+        await interaction.followup.send(
             "\n".join(text_lines)[:2000], file=discord.File(io.BytesIO(png), "leaderboard.png"),
             allowed_mentions=discord.AllowedMentions.none())
 
@@ -307,22 +351,25 @@ class MoneyCog(commands.Cog):
     async def stats(self, interaction: discord.Interaction[Any],
                     user: discord.Member | None = None) -> None:
         assert interaction.guild_id is not None
+        await answer_first(interaction, ephemeral=False)
         target = user.id if user else interaction.user.id
         stats = await self.bot.ledger.stats(interaction.guild_id, target)
         settings = await self.bot.ledger.settings(interaction.guild_id)
         cur = settings.currency
-        ratings = ", ".join(f"{rules} {value:.1f}{' (provisional)' if prov else ''}"
+        ratings = ", ".join(f"{rules} {value}{' (provisional)' if prov else ''}"
                             for rules, (value, prov) in sorted(stats.ratings.items())) or "none yet"
+        wins = (f"average winning margin {stats.average_margin:.1f} · best win "
+                f"{stats.best_margin}" if stats.wins else "no wins yet")
         lines = [f"**Stats for <@{target}>**",
                  f"Games {stats.games} · wins {stats.wins} · losses {stats.losses} · "
                  f"ties {stats.ties}",
-                 f"Average winning margin {stats.average_margin:.1f} · best win "
-                 f"{stats.best_margin} · current streak {stats.streak or '–'}",
+                 f"{wins[0].upper()}{wins[1:]} · current streak {stats.streak or '–'}",
                  f"Rating: {ratings}",
                  f"Net money: {format_amount(stats.net_cents, cur)}"]
-        name = await display_name(self.bot, interaction.guild, target)
+        name = (user.display_name if user is not None else
+                (await known_names(self.bot, interaction, [target])).get(target, "You"))
         png = await asyncio.to_thread(render_money_chart, stats.series,
-                                      f"{name}: net money over time ({cur})")
-        await interaction.response.send_message(
+                                      f"{name}: net money over time ({cur})", cur)
+        await interaction.followup.send(
             "\n".join(lines)[:2000], file=discord.File(io.BytesIO(png), "stats.png"),
             allowed_mentions=discord.AllowedMentions.none())

@@ -40,7 +40,27 @@ def test_never_a_float() -> None:
     assert parse_amount("0.1") + parse_amount("0.2") == parse_amount("0.3")
 
 
-@pytest.mark.parametrize(("cents", "text"), [(250, "$2.50"), (23_900, "$239"), (-300, "-$3"),
-                                              (123_456_78, "$123,456.78"), (5, "$0.05")])
-def test_format(cents: int, text: str) -> None:
+@pytest.mark.parametrize(("cents", "text"), [(250, "$2.50"), (23_900, "$239.00"),
+                                              (-300, "-$3.00"), (123_456_78, "$123,456.78"),
+                                              (5, "$0.05"), (200, "$2.00"), (0, "$0.00")])
+def test_format_always_shows_two_decimals(cents: int, text: str) -> None:
     assert format_amount(cents) == text
+
+
+@pytest.mark.parametrize("text", ["9" * 5000, "1" + "0" * 4400 + ".50", "0" * 3000 + "1",
+                                  "1," + "000," * 2000 + "000", "$" + "5" * 40])
+def test_long_amounts_are_refused_with_a_short_quote(text: str) -> None:
+    # Thousands of digits used to raise a bare ValueError (Python's int digit limit).
+    with pytest.raises(AmountError, match="too long") as caught:
+        parse_amount(text)
+    message = str(caught.value)
+    assert len(message) < 120 and text[:20] in message and "…" in message
+
+
+def test_error_messages_quote_only_a_prefix() -> None:
+    with pytest.raises(AmountError, match="isn't an amount") as caught:
+        parse_amount("abcdefghijklmnopqrstuvwxyz")
+    assert "'abcdefghijklmnopqrst…'" in str(caught.value)
+    with pytest.raises(AmountError, match="isn't an amount") as caught:
+        parse_amount("short")
+    assert "'short'" in str(caught.value)
