@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .cards import ACE, ALL_KINDS, KING, Card, CardParseError, full_pack, rank_name
-from .errors import IllegalMoveError, SetupError
+from .errors import IllegalMoveError, InvalidMoveError, SetupError
 from .events import (
     Dealt,
     Discarded,
@@ -446,7 +446,7 @@ class Game:
         changes unless the move is legal; otherwise ``IllegalMoveError`` says why.
         """
         if isinstance(move, str):
-            move = Move.parse(move)
+            move = self._parse(move)
         if self.result is not None:
             raise IllegalMoveError("The game is over.")
         if player is not None and player != self.turn:
@@ -454,6 +454,18 @@ class Game:
         if move not in self.legal_moves():
             raise IllegalMoveError(self.explain(move))
         return self._apply(move)
+
+    def _parse(self, text: str) -> Move:
+        """``Move.parse``, with messages that name this rule set's centre stacks.
+
+        A centre stack the notation can name but this rule set lacks (``C4`` in kings) parses,
+        so that ``play`` refuses it as illegal and ``explain`` says why.
+        """
+        try:
+            return Move.parse(text)
+        except InvalidMoveError:
+            Move.parse(text, centre_stacks=self.rules.centre_stacks)  # the same refusal, in
+            raise  # this rule set's words (it can't succeed where the wider parse failed)
 
     def _apply(self, move: Move) -> list[Event]:
         p = self.turn
@@ -567,7 +579,7 @@ class Game:
     def explain(self, move: Move | str) -> str:
         """Why ``move`` is illegal for the player on turn, in a player's words."""
         if isinstance(move, str):
-            move = Move.parse(move)
+            move = self._parse(move)
         if self.result is not None:
             return "The game is over."
         if move in self.legal_moves():
@@ -607,7 +619,8 @@ class Game:
         if move.target is Target.CENTRE:
             i = move.target_index
             if i >= rules.centre_stacks:
-                return f"There are only {rules.centre_stacks} centre stacks in {rules.name}."
+                return (f"There are only {rules.centre_stacks} centre stacks in {rules.name}: "
+                        f"C1 to C{rules.centre_stacks}.")
             need = len(self.centre[i]) + 1
             if not self._fit[card.code] >> need & 1:
                 return _centre_reason(rules, card, i, need)
@@ -837,6 +850,10 @@ def _side_reason(game: Game, p: int, s: int, card: Card) -> str:
         low, high = ("An Ace", "a 2") if card.rank == 1 else ("A 2", "a 3")
         return (f"{low} may go on {high} in a side stack only while there are four centre "
                 "stacks.")
+    if card.is_joker and not top_mask & _RANKS_2_TO_K:
+        # Only an Ace is below, and a joker stands for neither an Ace nor anything lower.
+        return (f"A joker can't go on side stack {s + 1}: its top is an Ace, and a joker can't "
+                "stand for an Ace.")
     if top.is_joker:
         names = [rank_name(r) for r in ranks]
         stands = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
