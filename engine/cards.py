@@ -13,6 +13,8 @@ import enum
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from .errors import quote
+
 __all__ = [
     "ACE",
     "JACK",
@@ -135,12 +137,13 @@ class Card:
 
         Raises ``CardParseError`` with a readable message for anything else.
         """
-        key = text.strip().upper() if isinstance(text, str) else ""
-        card = _BY_TEXT.get(key)
+        if not isinstance(text, str):
+            raise CardParseError(f"A {type(text).__name__} is not a card.")
+        card = _BY_TEXT.get(text.strip().upper())
         if card is None:
             raise CardParseError(
-                f"{text!r} is not a card. Write a rank and a suit, like 7H, 10S, QD, or JK for a "
-                "joker."
+                f"{quote(text)} is not a card. Write a rank and a suit, like 7H, 10S, QD, or JK "
+                "for a joker."
             )
         return card
 

@@ -3,7 +3,27 @@ written for that player."""
 
 from __future__ import annotations
 
-__all__ = ["IllegalMoveError", "InvalidMoveError", "MoveError", "SetupError"]
+__all__ = [
+    "QUOTE_LIMIT",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "MoveError",
+    "SetupError",
+    "quote",
+]
+
+QUOTE_LIMIT = 20
+"""Characters of a player's input that an error message quotes (the rest becomes "…")."""
+
+
+def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` quoted for a message, cut to its first ``limit`` characters.
+
+    Messages quote what the player typed, and a reply must stay short whatever he sent:
+    Discord refuses a message over 2,000 characters, and an option value may be longer.
+    """
+    shown = text if len(text) <= limit else text[:limit] + "…"
+    return repr(shown)
 
 
 class MoveError(ValueError):

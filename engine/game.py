@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .cards import ACE, ALL_KINDS, KING, Card, CardParseError, full_pack, rank_name
-from .errors import IllegalMoveError, SetupError
+from .errors import IllegalMoveError, InvalidMoveError, SetupError
 from .events import (
     Dealt,
     Discarded,
@@ -446,24 +446,49 @@ class Game:
         changes unless the move is legal; otherwise ``IllegalMoveError`` says why.
         """
         if isinstance(move, str):
-            move = Move.parse(move)
+            move = self._parse(move)
         if self.result is not None:
             raise IllegalMoveError("The game is over.")
         if player is not None and player != self.turn:
             raise IllegalMoveError("It's not your turn.")
         if move not in self.legal_moves():
             raise IllegalMoveError(self.explain(move))
-        return self._apply(move)
+        events: list[Event] = []
+        self._apply(move, events)
+        return events
 
-    def _apply(self, move: Move) -> list[Event]:
+    def _parse(self, text: str) -> Move:
+        """``Move.parse``, with messages that name this rule set's centre stacks.
+
+        A centre stack the notation can name but this rule set lacks (``C4`` in kings) parses,
+        so that ``play`` refuses it as illegal and ``explain`` says why.
+        """
+        try:
+            return Move.parse(text)
+        except InvalidMoveError:
+            Move.parse(text, centre_stacks=self.rules.centre_stacks)  # the same refusal, in
+            raise  # this rule set's words (it can't succeed where the wider parse failed)
+
+    def push(self, move: Move) -> None:
+        """Make ``move`` without building events: for the computer players, the arena and the
+        benchmark, which take their moves from ``legal_moves()``.
+
+        The move is not checked: it must be one of ``legal_moves()`` now (an illegal move would
+        leave the game broken). Moves from anywhere else, a player's or a saved game's, go
+        through ``play()``, which checks them and says why one is refused.
+        """
+        self._apply(move, None)
+
+    def _apply(self, move: Move, events: list[Event] | None) -> None:
+        # ``events`` is None for ``push``: the same changes, no records built.
         p = self.turn
         self._legal = None
         self.history.append((p, move))
-        events: list[Event] = []
         if move is PASS:
-            events.append(Passed(p))
+            if events is not None:
+                events.append(Passed(p))
             self._end_turn(events, idle=self.plays_this_turn == 0)
-            return events
+            return
         source = move.source
         hand = self.hands[p]
         revealed: Card | None = None
@@ -483,27 +508,30 @@ class Game:
             mask = self._side_mask_after(p, s, card)
             self.sides[p][s].append(card)
             self.side_masks[p][s].append(mask)
-            events.append(Discarded(p, move, card, s))
+            if events is not None:
+                events.append(Discarded(p, move, card, s))
             self._end_turn(events, idle=False)
-            return events
+            return
         stack = self.centre[move.target_index]
         stack.append(card)
         self.plays_this_turn += 1
-        events.append(Played(p, move, card, move.target_index, len(stack), revealed))
+        if events is not None:
+            events.append(Played(p, move, card, move.target_index, len(stack), revealed))
         if len(stack) == self.rules.top_rank:
             # Rule 5: a complete stack is shuffled into the stock at once.
             self.stock.extend(stack)
             stack.clear()
             self._next_rng().shuffle(self.stock)
-            events.append(StackCompleted(move.target_index, self.rules.top_rank, len(self.stock)))
+            if events is not None:
+                events.append(StackCompleted(move.target_index, self.rules.top_rank,
+                                             len(self.stock)))
         if source is Source.PAYOFF and revealed is None:
             # Rule 7: the last pay-off card wins at once.
             self._finish(events, p, len(self.payoffs[1 - p]), EndReason.PAYOFF_EMPTIED)
         elif not hand and self.rules.refill_empty_hand:
             self._draw(events, p)  # rule 6
-        return events
 
-    def _draw(self, events: list[Event], p: int) -> None:
+    def _draw(self, events: list[Event] | None, p: int) -> None:
         hand = self.hands[p]
         want = self.rules.hand_size - len(hand)
         if want <= 0:
@@ -516,13 +544,15 @@ class Game:
         take = stock[-want:][::-1]
         del stock[-want:]
         hand.extend(take)
-        events.append(Drew(p, len(take), tuple(take), len(stock)))
+        if events is not None:
+            events.append(Drew(p, len(take), tuple(take), len(stock)))
 
-    def _end_turn(self, events: list[Event], *, idle: bool) -> None:
+    def _end_turn(self, events: list[Event] | None, *, idle: bool) -> None:
         p = self.turn
         self.turn_number += 1
         self.idle_streak = self.idle_streak + 1 if idle else 0
-        events.append(TurnEnded(p, self.turn_number, idle, 1 - p))
+        if events is not None:
+            events.append(TurnEnded(p, self.turn_number, idle, 1 - p))
         rules = self.rules
         if rules.stalemate and self.idle_streak >= 2:
             self._finish_on_payoffs(events, EndReason.STALEMATE)  # rule 16
@@ -537,7 +567,7 @@ class Game:
         self.plays_this_turn = 0
         self._draw(events, self.turn)  # rule 3
 
-    def _finish_on_payoffs(self, events: list[Event], reason: EndReason) -> None:
+    def _finish_on_payoffs(self, events: list[Event] | None, reason: EndReason) -> None:
         a, b = len(self.payoffs[0]), len(self.payoffs[1])
         if a == b:
             self._finish(events, None, 0, reason)
@@ -545,11 +575,12 @@ class Game:
             self._finish(events, 0 if a < b else 1, abs(a - b), reason)
 
     def _finish(
-        self, events: list[Event], winner: int | None, score: int, reason: EndReason
+        self, events: list[Event] | None, winner: int | None, score: int, reason: EndReason
     ) -> None:
         self.result = Result(winner, score, reason, (len(self.payoffs[0]), len(self.payoffs[1])))
         self._legal = None
-        events.append(GameOver(self.result))
+        if events is not None:
+            events.append(GameOver(self.result))
 
     def resign(self, player: int) -> list[Event]:
         """Seat ``player`` gives the game up; the opponent wins and scores the cards left in
@@ -567,7 +598,7 @@ class Game:
     def explain(self, move: Move | str) -> str:
         """Why ``move`` is illegal for the player on turn, in a player's words."""
         if isinstance(move, str):
-            move = Move.parse(move)
+            move = self._parse(move)
         if self.result is not None:
             return "The game is over."
         if move in self.legal_moves():
@@ -607,7 +638,8 @@ class Game:
         if move.target is Target.CENTRE:
             i = move.target_index
             if i >= rules.centre_stacks:
-                return f"There are only {rules.centre_stacks} centre stacks in {rules.name}."
+                return (f"There are only {rules.centre_stacks} centre stacks in {rules.name}: "
+                        f"C1 to C{rules.centre_stacks}.")
             need = len(self.centre[i]) + 1
             if not self._fit[card.code] >> need & 1:
                 return _centre_reason(rules, card, i, need)
@@ -837,6 +869,10 @@ def _side_reason(game: Game, p: int, s: int, card: Card) -> str:
         low, high = ("An Ace", "a 2") if card.rank == 1 else ("A 2", "a 3")
         return (f"{low} may go on {high} in a side stack only while there are four centre "
                 "stacks.")
+    if card.is_joker and not top_mask & _RANKS_2_TO_K:
+        # Only an Ace is below, and a joker stands for neither an Ace nor anything lower.
+        return (f"A joker can't go on side stack {s + 1}: its top is an Ace, and a joker can't "
+                "stand for an Ace.")
     if top.is_joker:
         names = [rank_name(r) for r in ranks]
         stands = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]

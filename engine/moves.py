@@ -19,9 +19,19 @@ import re
 from typing import Any
 
 from .cards import ALL_KINDS, Card, CardParseError
-from .errors import InvalidMoveError
+from .errors import QUOTE_LIMIT, InvalidMoveError, quote
 
-__all__ = ["MAX_STACKS", "PASS", "Move", "Source", "Target", "parse_source", "parse_target"]
+__all__ = [
+    "MAX_STACKS",
+    "PASS",
+    "QUOTE_LIMIT",
+    "Move",
+    "Source",
+    "Target",
+    "parse_source",
+    "parse_target",
+    "quote",
+]
 
 MAX_STACKS = 4
 """Stacks a notation index may name (centre 1..4, side 1..4)."""
@@ -165,22 +175,27 @@ class Move:
         return _SIDE[side_index][target][index]
 
     @classmethod
-    def parse(cls, text: str) -> Move:
-        """Parse the notation; raise ``InvalidMoveError`` with a readable message if it fails."""
+    def parse(cls, text: str, *, centre_stacks: int | None = None) -> Move:
+        """Parse the notation; raise ``InvalidMoveError`` with a readable message if it fails.
+
+        ``centre_stacks``, when given, is the number of centre stacks of the rule set in play:
+        a centre stack beyond it is refused and the messages name the real range (``C1 to C3``
+        in kings). Without it every stack the notation can name (``C1`` … ``C4``) parses.
+        """
         if not isinstance(text, str):
-            raise InvalidMoveError(f"{text!r} is not a move.")
+            raise InvalidMoveError(f"A {type(text).__name__} is not a move.")
         cleaned = text.strip()
         if cleaned.lower() == "pass":
             return PASS
         parts = [p for p in _SPLIT.split(cleaned) if p]
         if len(parts) != 2:
             raise InvalidMoveError(
-                f"{text!r} is not a move. Write a source and a target, like 7H>C2 (a hand card to "
-                "centre stack 2), P>C1 (your pay-off card), S3>C2 (side stack 3), 9D>S1 (discard), "
-                "or pass."
+                f"{quote(text)} is not a move. Write a source and a target, like 7H>C2 (a hand "
+                "card to centre stack 2), P>C1 (your pay-off card), S3>C2 (side stack 3), 9D>S1 "
+                "(discard), or pass."
             )
         source, card, source_index = parse_source(parts[0])
-        target, target_index = parse_target(parts[1])
+        target, target_index = parse_target(parts[1], centre_stacks=centre_stacks)
         if source is Source.HAND:
             assert card is not None
             return _HAND[card.code][target][target_index]
@@ -190,6 +205,7 @@ class Move:
 
 
 _KEYS: list[Move] = []
+_DIGITS = "0123456789"  # not str.isdigit(), which also takes "²", which int() refuses
 _SPLIT = re.compile(r"\s*(?:>|->|\s+to\s+|\s|-(?=[cCsS]\d))\s*")
 
 
@@ -198,7 +214,7 @@ def parse_source(token: str) -> tuple[Source, Card | None, int]:
     t = token.strip().upper()
     if t in ("P", "PAYOFF", "PAY-OFF"):
         return Source.PAYOFF, None, -1
-    if len(t) == 2 and t[0] == "S" and t[1].isdigit():
+    if len(t) == 2 and t[0] == "S" and t[1] in _DIGITS:
         n = int(t[1])
         if not 1 <= n <= MAX_STACKS:
             raise InvalidMoveError(f"There is no side stack {n}: side stacks are S1 to S4.")
@@ -207,25 +223,31 @@ def parse_source(token: str) -> tuple[Source, Card | None, int]:
         return Source.HAND, Card.parse(t), -1
     except CardParseError:
         raise InvalidMoveError(
-            f"{token!r} is not a source. Name a card in your hand (like 7H), P for your pay-off "
-            "card, or S1 to S4 for the top of a side stack."
+            f"{quote(token)} is not a source. Name a card in your hand (like 7H), P for your "
+            "pay-off card, or S1 to S4 for the top of a side stack."
         ) from None
 
 
-def parse_target(token: str) -> tuple[Target, int]:
-    """Parse a target token (``C2``, ``S1``) to (target, 0-based index)."""
+def parse_target(token: str, *, centre_stacks: int | None = None) -> tuple[Target, int]:
+    """Parse a target token (``C2``, ``S1``) to (target, 0-based index).
+
+    ``centre_stacks``, when given, is the number of centre stacks of the rule set in play (3 in
+    kings): a centre stack beyond it is refused, and every message names the real range.
+    """
+    last = MAX_STACKS if centre_stacks is None else max(1, min(MAX_STACKS, centre_stacks))
     t = token.strip().upper()
-    if len(t) == 2 and t[0] in "CS" and t[1].isdigit():
+    if len(t) == 2 and t[0] in "CS" and t[1] in _DIGITS:
         n = int(t[1])
         kind = Target.CENTRE if t[0] == "C" else Target.SIDE
-        if not 1 <= n <= MAX_STACKS:
-            what = ("centre stacks are C1 to C4" if kind is Target.CENTRE
+        top = last if kind is Target.CENTRE else MAX_STACKS
+        if not 1 <= n <= top:
+            what = (f"centre stacks are C1 to C{last}" if kind is Target.CENTRE
                     else "side stacks are S1 to S4")
             raise InvalidMoveError(f"There is no stack {t}: {what}.")
         return kind, n - 1
     raise InvalidMoveError(
-        f"{token!r} is not a target. Name a centre stack (C1 to C4) or one of your side stacks "
-        "(S1 to S4)."
+        f"{quote(token)} is not a target. Name a centre stack (C1 to C{last}) or one of your "
+        "side stacks (S1 to S4)."
     )
 
 

@@ -183,10 +183,10 @@ class HardPlayer(_Planned):
 
     name = "hard"
 
-    def __init__(self, seed: int = 0, candidates: int = 6, deals: int = 12) -> None:
+    def __init__(self, seed: int = 0) -> None:
         """A searching player whose sampled deals follow from ``seed``."""
         super().__init__()
-        self.searcher = Searcher(seed, candidates=candidates, deals=deals)
+        self.searcher = Searcher(seed)
 
     def _plan_turn(self, view: View) -> Candidate | None:
         return self.searcher.plan(view)

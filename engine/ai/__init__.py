@@ -4,8 +4,8 @@
   deal them into a hypothetical full game consistent with the view (a determinization);
 - ``planner``: the turn planner of the ``normal`` player, a bounded search over the plays of
   one turn with a heuristic evaluation of where the turn ends;
-- ``search``: the ``hard`` player, which re-scores the planner's best turns by simulating the
-  opponent's next turn and its own over sampled determinizations.
+- ``search``: the ``hard`` player, which plans its turn with the planner against how often the
+  opponent reaches his pay-off card in sampled determinizations of the hidden cards.
 
 Everything here works from a ``View`` alone; nothing imports or receives a ``Game`` except the
 determinizations it builds itself from a view.

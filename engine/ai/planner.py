@@ -59,7 +59,7 @@ def is_wild(rules: RuleSet, card: Card) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Weights:
-    """The planner's evaluation weights (one set per level; ``hard`` re-scores with search)."""
+    """The planner's evaluation weights (one set per level)."""
 
     payoff: float = 1000.0
     """A line that plays the pay-off card."""
@@ -111,8 +111,6 @@ class Candidate:
     """The hand after the plays and the discard."""
     sides: tuple[tuple[Card, ...], ...]
     """The player's side stacks after the plays and the discard."""
-    base: float = 0.0
-    """The score without the threat and potential estimates (for re-scoring by rollouts)."""
 
 
 def play_to_move(play: Play, hand_card: dict[int, Card]) -> Move:
@@ -343,7 +341,7 @@ class Planner:
                         - 0.3 * w.threat * self._threat(needs)
                     found.append(Candidate(score, tuple(line), WON if won else PAYOFF_PLAYED,
                                            None, tuple(needs), tuple(hand),
-                                           tuple(tuple(s) for s in sides), score))
+                                           tuple(tuple(s) for s in sides)))
                 elif not hand and refill and (kind == HAND) and not stock_empty:
                     score = (w.refill + w.played_hand * (from_hand + 1)
                              + w.played_side * from_side
@@ -351,7 +349,7 @@ class Planner:
                              - 0.5 * w.threat * self._threat(needs)
                              + w.potential * self._potential(needs))
                     found.append(Candidate(score, tuple(line), REFILL, None, tuple(needs), (),
-                                           tuple(tuple(s) for s in sides), score))
+                                           tuple(tuple(s) for s in sides)))
                 else:
                     visit(wilds + is_wild_card, from_hand + (kind == HAND),
                           from_side + (kind == SIDE))
@@ -493,7 +491,7 @@ class Planner:
             new_hand.remove(move.card)
             new_sides[move.target_index] = (*sides[move.target_index], move.card)
         found.append(Candidate(state + w.discard * value, line, END, move, tuple(needs),
-                               tuple(new_hand), tuple(new_sides), base + w.discard * value))
+                               tuple(new_hand), tuple(new_sides)))
 
     def _use(self, rank: int, needs: list[int]) -> float:
         """How soon a card of ``rank`` is likely to be playable (1: now, towards 0: not soon)."""

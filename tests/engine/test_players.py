@@ -235,3 +235,18 @@ def test_each_level_plays_a_kings_match_to_its_target(level: str) -> None:
         assert move in view.legal_moves
         match.play(move, player=game.turn)
     assert match.target is not None and max(match.scores) >= match.target or match.resigned
+
+
+def test_the_hard_player_takes_no_parameter_that_does_nothing() -> None:
+    # ``candidates`` and ``deals`` used to be accepted and ignored (they fed re-scoring code that
+    # could never run); the hard player's strength comes from its sampled deals and node budget.
+    import inspect
+
+    from engine.ai import search
+    from engine.players import HardPlayer
+
+    assert list(inspect.signature(HardPlayer).parameters) == ["seed"]
+    assert list(inspect.signature(search.Searcher).parameters) == [
+        "seed", "node_limit", "threat_deals"]
+    assert not hasattr(search, "chase")
+    assert make_player("hard", 3).name == "hard"

@@ -190,6 +190,16 @@ def test_rule_13_joker_counting_as_three_restricts_a_two() -> None:
         game.play("2H>S1")
 
 
+def test_rule_13_a_joker_refused_on_an_ace_is_told_it_cant_stand_for_an_ace() -> None:
+    game = lay(CLASSIC, hands=["JK 7C 7D 8S 8C", ""], sides=[["AH", "", "", ""], EMPTY4],
+               centre=FOUR)
+    assert "JK>S1" not in moves(game)
+    with pytest.raises(IllegalMoveError) as info:
+        game.play("JK>S1")
+    assert str(info.value) == ("A joker can't go on side stack 1: its top is an Ace, and a joker "
+                               "can't stand for an Ace.")
+
+
 def test_rule_13_joker_starting_a_side_stack_may_be_a_two_for_a_two() -> None:
     # On an empty side stack the joker stands for any rank 2..K, so a 2 fits on it as the same
     # rank (rule 13), even with fewer than four centre stacks.

@@ -146,3 +146,22 @@ def test_rule_22_thousand_turns_end_as_a_tie() -> None:
     game.play(game.legal_moves()[-1])
     assert game.result is not None
     assert game.result.reason is EndReason.TURN_LIMIT and game.result.winner is None
+
+
+# ---------------------------------------------------------------- three centre stacks, in words
+
+
+@pytest.mark.parametrize("text", ["AC>C4", "AC>C9", "AC>banana", "AC>C0"])
+def test_kings_refusals_name_c1_to_c3(text: str) -> None:
+    game = lay(KINGS, payoffs=["9C", "9D"], hands=["AH AS AD AC 7C", ""])
+    with pytest.raises(ValueError) as info:
+        game.play(text)
+    assert "C1 to C3" in str(info.value)
+    assert "C1 to C4" not in str(info.value)
+
+
+def test_a_long_move_text_gets_a_short_refusal() -> None:
+    game = lay(KINGS, payoffs=["9C", "9D"], hands=["AH AS AD AC 7C", ""])
+    with pytest.raises(ValueError) as info:
+        game.play("AC>" + "C" * 3000)
+    assert len(str(info.value)) < 300
