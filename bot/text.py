@@ -25,16 +25,47 @@ from engine.cards import rank_name
 
 __all__ = [
     "HELP_TEXT",
+    "MAX_MESSAGE",
+    "PASS_HINT",
+    "SORRY",
     "board_fields",
+    "clip",
     "describe_events",
     "describe_history",
     "describe_move",
     "hand_text",
+    "plural",
+    "quote",
     "result_text",
     "rules_text",
     "source_label",
     "target_label",
 ]
+
+
+MAX_MESSAGE = 2000
+"""Discord refuses a message longer than this (in characters)."""
+
+SORRY = "Sorry, something went wrong on my side. Nothing was changed."
+
+PASS_HINT = "No card can move: /pass ends your turn."
+
+
+def clip(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` cut to ``limit`` characters (with an ellipsis), so Discord accepts it."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def quote(text: str, limit: int = 24) -> str:
+    """What the user typed, for a message: at most a short prefix, in code style."""
+    text = " ".join(str(text).split())
+    shown = text if len(text) <= limit else text[:limit] + "…"
+    return "`" + shown.replace("`", "ˋ") + "`"
+
+
+def plural(n: int, word: str) -> str:
+    """``1 point``, ``2 points``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _rank_short(rank: int) -> str:
