@@ -403,6 +403,9 @@ class GamesCog(commands.Cog):
                            ("stake_classic", stake_classic),
                            ("per_card_classic", per_card_classic)):
             if text is not None:
+                if len(text.strip()) > _MAX_TOKEN:
+                    raise UserError(f"{name.replace('_', ' ')}: {quote(text)} is not an "
+                                    "amount; type one like 0.50.")
                 try:
                     changes[name] = parse_amount(text)
                 except AmountError as exc:
