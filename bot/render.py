@@ -863,6 +863,7 @@ def _draw_hand(view: View, info: BoardInfo) -> Image.Image:
 
 def _draw_hinted(image: Image.Image, card: Card, x: int, y: int, w: int, h: int, hint: _Hints,
                  all_sides: int, *, big: bool) -> None:
+    words: tuple[str, ...]
     if hint.compulsory:
         words, colour = ("MUST", "→ " + _stacks("C", hint.compulsory)), _ORANGE
     elif hint.centre:
