@@ -589,18 +589,57 @@ def _draw_centre_row(board: Image.Image, pub: _Public, info: BoardInfo) -> None:
     _draw_last_moves(board, info, _moves_box(len(pub.centre)))
 
 
+# The joker's own character (U+1F0CF) is in the bundled font, but at the size of a last-moves
+# line it is a small outlined card that reads as a missing glyph: the word says it plainly.
+_WORDS_FOR_CHARS = {"🃏": "Joker"}
+
+
+def _in_words(text: str) -> str:
+    for char, words in _WORDS_FOR_CHARS.items():
+        text = text.replace(char, words)
+    return text
+
+
+def _wrap(text: str, size: int, width: int, bold: bool) -> list[str]:
+    """``text`` broken at spaces into lines at most ``width`` pixels wide (a word longer than a
+    line is cut with an ellipsis)."""
+    font = _font(size, bold)
+    lines: list[str] = []
+    for word in _printable(text, bold).split():
+        if lines and font.getlength(lines[-1] + " " + word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(_fit(word, size, width, bold))
+    return lines
+
+
 def _draw_last_moves(board: Image.Image, info: BoardInfo,
                      box: tuple[int, int, int, int]) -> None:
     x0, y0, x1, y1 = box
-    line_h = 31
+    line_h, size, width = 31, 22, x1 - x0 - 28
     room = (y1 - y0 - 44) // line_h
-    moves = info.last_moves[-room:] if room > 0 else ()
-    if not moves:
-        _text(board, (x0 + 14, y0 + 44), "none yet", 22, _MUTED, anchor="lt", bold=False)
-    for i, text in enumerate(moves):
-        newest = i == len(moves) - 1
-        _text(board, (x0 + 14, y0 + 44 + i * line_h), text, 22, _TEXT if newest else _MUTED,
-              anchor="lt", bold=newest, width=x1 - x0 - 28)
+    if not info.last_moves:
+        _text(board, (x0 + 14, y0 + 44), "none yet", size, _MUTED, anchor="lt", bold=False)
+        return
+    # Newest first, each move on as many lines as it needs, until the box is full; a long line
+    # (the result of a game) is wrapped, never cut.
+    shown: list[tuple[list[str], bool]] = []
+    used = 0
+    for i, text in enumerate(reversed(info.last_moves)):
+        newest = i == 0
+        lines = _wrap(_in_words(text), size, width, newest)
+        if used + len(lines) > room:
+            if not shown:
+                shown.append((lines[:room], newest))
+            break
+        shown.append((lines, newest))
+        used += len(lines)
+    y = y0 + 44
+    for lines, newest in reversed(shown):
+        for line in lines:
+            _text(board, (x0 + 14, y), line, size, _TEXT if newest else _MUTED, anchor="lt",
+                  bold=newest, width=width)
+            y += line_h
 
 
 def _draw_panel(board: Image.Image, pub: _Public, info: BoardInfo, seat: int, x: int) -> None:
@@ -824,28 +863,54 @@ def _draw_hand(view: View, info: BoardInfo) -> Image.Image:
 
 def _draw_hinted(image: Image.Image, card: Card, x: int, y: int, w: int, h: int, hint: _Hints,
                  all_sides: int, *, big: bool) -> None:
+    words: tuple[str, ...]
     if hint.compulsory:
-        words, colour = "MUST → " + _stacks("C", hint.compulsory), _ORANGE
+        words, colour = ("MUST", "→ " + _stacks("C", hint.compulsory)), _ORANGE
     elif hint.centre:
-        words, colour = "→ " + _stacks("C", hint.centre), _GREEN
+        words, colour = ("→ " + _stacks("C", hint.centre),), _GREEN
     else:
-        words, colour = "", _GREEN
+        words, colour = (), _GREEN
     if words:
         ring = 7
         ImageDraw.Draw(image).rounded_rectangle(
             (x - ring, y - ring, x + w + ring - 1, y + h + ring - 1), _radius(w) + ring,
             fill=colour)
     _paste_card(image, card, x, y, w, h)
-    size = 28 if big else 22
+    width = w + 40
     line_y = y + h + (16 if big else 12)
     if words:
-        _text(image, (x + w / 2, line_y), words, size, colour, anchor="mt", width=w + 40)
-        line_y += size + 10
+        # One line if it fits ("MUST → C2"), else one line per part, smaller if need be:
+        # the label is never cut short.
+        lines, size = _label_lines(words, 28 if big else 22, width)
+        for line in lines:
+            _text(image, (x + w / 2, line_y), line, size, colour, anchor="mt", width=width)
+            line_y += size + 6
+        line_y += 4
     if big and hint.sides:
         sides = "any" if len(hint.sides) == all_sides else _stacks("S", hint.sides)
         _text(image, (x + w / 2, line_y), f"discard: {sides}", 20, _MUTED, anchor="mt",
-              bold=False, width=w + 40)
+              bold=False, width=width)
+
+
+@lru_cache(maxsize=256)
+def _label_lines(parts: tuple[str, ...], size: int, width: int) -> tuple[tuple[str, ...], int]:
+    """The lines and font size for a card's label made of ``parts``, so that every line fits
+    ``width`` pixels."""
+    whole = " ".join(parts)
+    if _font(size).getlength(whole) <= width:
+        return (whole,), size
+    while size > 12 and max(_font(size).getlength(p) for p in parts) > width:
+        size -= 1
+    return parts, size
 
 
 def _stacks(prefix: str, indices: Sequence[int]) -> str:
-    return " ".join(f"{prefix}{i + 1}" for i in indices)
+    """``C1 C3``; a run of three or more as a range: ``C1–C4``."""
+    runs: list[list[int]] = []
+    for i in sorted(indices):
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return " ".join(f"{prefix}{r[0] + 1}–{prefix}{r[-1] + 1}" if len(r) >= 3
+                    else " ".join(f"{prefix}{i + 1}" for i in r) for r in runs)

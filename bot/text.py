@@ -25,16 +25,47 @@ from engine.cards import rank_name
 
 __all__ = [
     "HELP_TEXT",
+    "MAX_MESSAGE",
+    "PASS_HINT",
+    "SORRY",
     "board_fields",
+    "clip",
     "describe_events",
     "describe_history",
     "describe_move",
     "hand_text",
+    "plural",
+    "quote",
     "result_text",
     "rules_text",
     "source_label",
     "target_label",
 ]
+
+
+MAX_MESSAGE = 2000
+"""Discord refuses a message longer than this (in characters)."""
+
+SORRY = "Sorry, something went wrong on my side. Nothing was changed."
+
+PASS_HINT = "No card can move: /pass ends your turn."
+
+
+def clip(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` cut to ``limit`` characters (with an ellipsis), so Discord accepts it."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def quote(text: str, limit: int = 24) -> str:
+    """What the user typed, for a message: at most a short prefix, in code style."""
+    text = " ".join(str(text).split())
+    shown = text if len(text) <= limit else text[:limit] + "…"
+    return "`" + shown.replace("`", "ˋ") + "`"
+
+
+def plural(n: int, word: str) -> str:
+    """``1 point``, ``2 points``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _rank_short(rank: int) -> str:
@@ -207,13 +238,28 @@ def rules_text(name: str) -> str:
 
 
 HELP_TEXT = (
-    "**Spite & Malice** — commands\n"
-    "`/challenge opponent rules` challenge someone (challenge me to practise against the "
-    "computer)\n"
-    "`/hand` see your hand and make moves (or press **Show my hand** on the board)\n"
+    "**Spite & Malice**: everything you can do\n"
+    "**Play**\n"
+    "`/challenge opponent` challenge someone, or me to practise against the computer. "
+    "Options: `rules` kings or classic · `stake` paid by the loser to the winner, e.g. 0.50 · "
+    "`per_card` paid per card of the winning margin, e.g. 0.05 · `target` play a match to this "
+    "many points · `level` easy, normal or hard (against me)\n"
+    "`/hand` your hand, privately, with buttons to move (or press **Show my hand** on the "
+    "board)\n"
     "`/play card to` type a move: `card` is a hand card (7H), `P` (pay-off) or `S1`–`S4`; `to` "
-    "is `C1`–`C4` (centre) or `S1`–`S4` (your side stack, ends your turn)\n"
+    "is a centre stack (`C1`…) or `S1`–`S4` (your side stack, ends your turn)\n"
     "`/pass` end your turn without discarding (classic)\n"
     "`/board` post the board again · `/games` your open games · `/resign` give up\n"
-    "`/rules` the rules in short · `/settings` this server's settings"
+    "**Money and standings**\n"
+    "`/ledger` who owes whom · `/ledger user` your notebook with them\n"
+    "`/settle user amount` record a payment between you (`forgive`: let them off that much of "
+    "what they owe you)\n"
+    "`/leaderboard` who leads, by net money, wins, win rate or rating, per rule set\n"
+    "`/stats` a player's record, rating and money\n"
+    "`/void game reason` admins: reverse a game's ledger entry\n"
+    "**More**\n"
+    "`/rules` the rules in short · `/settings` this server's settings (Manage Server may change "
+    "them) · `/help` this screen\n"
+    "**Ratings:** an OpenSkill skill estimate shown on a scale where a new player starts at "
+    "1000; provisional until 5 games."
 )

@@ -1,8 +1,12 @@
 """Buttons and menus. Each carries only ids in its ``custom_id`` (a ``DynamicItem``), so a button
 posted before a restart still works after it: the bot rebuilds the item from the id alone.
 
-Callbacks stay thin: they parse the id, call the ``GameService``, and turn its ``UserError`` into
-a private reply. Templates (each ``custom_id`` is at most 100 characters):
+Callbacks stay thin: they answer first (a deferred response, within milliseconds, because
+Discord gives up after 3 s), then parse the id, call the ``GameService`` and follow up. A
+``UserError`` becomes a private reply, anything else a private apology and one ERROR log line:
+discord.py 2.7 runs a ``DynamicItem``'s callback outside ``View.on_error`` (it only logs), so
+every item here guards its own callback (``_Guarded``). Templates (each ``custom_id`` is at
+most 100 characters):
 
 - ``sm:ch:<challenge>:<accept|decline|cancel>`` on a challenge;
 - ``sm:hand:<game>`` "Show my hand" on a board;
@@ -17,21 +21,24 @@ is refused (and the hand refreshed), so a double click never makes a move twice 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import io
 import logging
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
 from engine import Move
 
 from .render import BoardInfo, render_hand
-from .service import LiveGame, UserError, moves_by_source
-from .text import hand_text, source_label, target_label
+from .service import LiveGame, MoveOutcome, UserError, moves_by_source
+from .text import MAX_MESSAGE, SORRY, clip, hand_text, source_label, target_label
 
 if TYPE_CHECKING:
     from .client import SpiteBot
+    from .cogs.games import GamesCog
 
 __all__ = [
     "BackButton",
@@ -42,32 +49,85 @@ __all__ = [
     "ResignButton",
     "ShowHandButton",
     "SourceSelect",
+    "answer",
     "board_controls",
     "challenge_controls",
     "hand_payload",
     "reply_error",
+    "think",
 ]
 
 log = logging.getLogger(__name__)
 
+Interaction = discord.Interaction[Any]
 
-def _bot(interaction: discord.Interaction[Any]) -> SpiteBot:
-    return interaction.client  # type: ignore[return-value]
+# Set in ``Interaction.extras`` while a public "thinking…" placeholder waits for its answer: an
+# error must not replace it (the first follow-up takes the placeholder's public flag).
+_PUBLIC_PENDING = "spite_public_pending"
 
 
-async def reply_error(interaction: discord.Interaction[Any], message: str) -> None:
-    """Tell the user privately why nothing happened."""
-    if interaction.response.is_done():
-        await interaction.followup.send(message, ephemeral=True)
-    else:
+def _bot(interaction: Interaction) -> SpiteBot:
+    return cast("SpiteBot", interaction.client)
+
+
+async def think(interaction: Interaction, *, private: bool) -> None:
+    """Answer first: show "thinking…" (to the user alone if ``private``) before any slow work."""
+    if not private:
+        interaction.extras[_PUBLIC_PENDING] = True
+    await interaction.response.defer(ephemeral=private, thinking=True)
+
+
+async def answer(interaction: Interaction, *, private: bool, **payload: Any) -> discord.Message:
+    """The answer after ``think``: it replaces the "thinking…" placeholder."""
+    interaction.extras.pop(_PUBLIC_PENDING, None)
+    if "content" in payload:
+        payload["content"] = clip(payload["content"])
+    message: discord.Message = await interaction.followup.send(
+        ephemeral=private, wait=True, **payload)
+    return message
+
+
+async def reply_error(interaction: Interaction, message: str) -> None:
+    """Tell the user privately why nothing happened, before or after a deferred response."""
+    message = clip(message)
+    if not interaction.response.is_done():
         await interaction.response.send_message(message, ephemeral=True)
+        return
+    if interaction.extras.pop(_PUBLIC_PENDING, False):
+        # The public placeholder goes; the follow-up after it is then a private message.
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.delete_original_response()
+    await interaction.followup.send(message, ephemeral=True)
+
+
+class _Guarded:
+    """Every click gets an answer: a refusal privately, a failure with an apology.
+
+    Subclasses implement ``act``. The log names the item and its game, never the ``custom_id``
+    (a move button's id names a card of a private hand).
+    """
+
+    async def act(self, interaction: Interaction) -> None:
+        raise NotImplementedError
+
+    async def callback(self, interaction: Interaction) -> None:
+        try:
+            await self.act(interaction)
+        except UserError as exc:
+            with contextlib.suppress(discord.HTTPException):
+                await reply_error(interaction, str(exc))
+        except Exception:
+            log.exception("%s (game or challenge %s) failed", type(self).__name__,
+                          getattr(self, "game_id", getattr(self, "challenge_id", "?")))
+            with contextlib.suppress(discord.HTTPException):
+                await reply_error(interaction, SORRY)
 
 
 # ---------------------------------------------------------------------- challenges
 
 
 class ChallengeButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    _Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"sm:ch:(?P<id>\d+):(?P<action>accept|decline|cancel)",
 ):
     """Accept (the challenged player), Decline (the same) or Cancel (the challenger)."""
@@ -89,15 +149,13 @@ class ChallengeButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
-        match: re.Match[str],
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
     ) -> ChallengeButton:
         return cls(int(match["id"]), match["action"])
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await _bot(interaction).games_cog.on_challenge_button(
-            interaction, self.challenge_id, self.action
-        )
+    async def act(self, interaction: Interaction) -> None:
+        cog = cast("GamesCog", _bot(interaction).games_cog)
+        await cog.on_challenge_button(interaction, self.challenge_id, self.action)
 
 
 def challenge_controls(challenge_id: int, *, disabled: bool = False) -> discord.ui.View:
@@ -111,7 +169,7 @@ def challenge_controls(challenge_id: int, *, disabled: bool = False) -> discord.
 # ---------------------------------------------------------------------- the board
 
 
-class _GameButton:
+class _GameButton(_Guarded):
     """Shared by the buttons whose ``custom_id`` is ``sm:<prefix>:<game id>``."""
 
     PREFIX = ""
@@ -127,8 +185,7 @@ class _GameButton:
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
-        match: re.Match[str],
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
     ) -> Any:
         return cls(int(match["game"]))
 
@@ -141,17 +198,13 @@ class ShowHandButton(
 
     PREFIX, LABEL, STYLE = "hand", "Show my hand", discord.ButtonStyle.primary
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def act(self, interaction: Interaction) -> None:
+        await think(interaction, private=True)
         bot = _bot(interaction)
-        try:
-            live = await bot.service.game(self.game_id)
-            bot.service.seat(live, interaction.user.id)
-        except UserError as exc:
-            await reply_error(interaction, str(exc))
-            return
-        await interaction.response.send_message(
-            **await hand_payload(bot, live, interaction.user.id), ephemeral=True
-        )
+        live = await bot.service.game(self.game_id)
+        bot.service.seat(live, interaction.user.id)
+        await answer(interaction, private=True,
+                     **await hand_payload(bot, live, interaction.user.id))
 
 
 class ClaimButton(
@@ -162,14 +215,10 @@ class ClaimButton(
 
     PREFIX, LABEL, STYLE = "claim", "Claim the game", discord.ButtonStyle.danger
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        bot = _bot(interaction)
-        try:
-            await bot.service.claim(self.game_id, interaction.user.id)
-        except UserError as exc:
-            await reply_error(interaction, str(exc))
-            return
-        await interaction.response.send_message("You claimed the game.", ephemeral=True)
+    async def act(self, interaction: Interaction) -> None:
+        await think(interaction, private=True)
+        await _bot(interaction).service.claim(self.game_id, interaction.user.id)
+        await answer(interaction, private=True, content="You claimed the game.")
 
 
 def board_controls(game_id: int, finished: bool) -> discord.ui.View | None:
@@ -182,10 +231,13 @@ def board_controls(game_id: int, finished: bool) -> discord.ui.View | None:
 
 
 # ---------------------------------------------------------------------- the private hand
+#
+# These edit the private hand message they sit on: a deferred update first (nothing changes on
+# screen yet), then an edit of that message once the move is saved and the hand drawn.
 
 
 class SourceSelect(
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    _Guarded, discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=r"sm:src:(?P<game>\d+):(?P<ver>\d+)",
 ):
     """The menu of cards the player may move now."""
@@ -205,33 +257,31 @@ class SourceSelect(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
-        match: re.Match[str],
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
     ) -> SourceSelect:
-        assert isinstance(item, discord.ui.Select)
+        if not isinstance(item, discord.ui.Select):
+            # A forged click: a button under a menu's id. An empty menu refuses it politely.
+            item = discord.ui.Select(custom_id=f"sm:src:{match['game']}:{match['ver']}")
         return cls(int(match["game"]), int(match["ver"]), item)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def act(self, interaction: Interaction) -> None:
+        await interaction.response.defer()
         bot = _bot(interaction)
         values = self.item.values
-        try:
-            live = await bot.service.game(self.game_id)
-            bot.service.seat(live, interaction.user.id)
-            if not values:
-                raise UserError("Choose a card from the menu.")
-            stale = self.version != live.version
-            payload = await hand_payload(
-                bot, live, interaction.user.id, selected=None if stale else values[0],
-                note="The game has moved on; here is your hand as it is now." if stale else None,
-            )
-        except UserError as exc:
-            await reply_error(interaction, str(exc))
-            return
-        await interaction.response.edit_message(**_as_edit(payload))
+        live = await bot.service.game(self.game_id)
+        bot.service.seat(live, interaction.user.id)
+        if not values:
+            raise UserError("Choose a card from the menu.")
+        stale = self.version != live.version
+        payload = await hand_payload(
+            bot, live, interaction.user.id, selected=None if stale else values[0],
+            note="The game has moved on; here is your hand as it is now." if stale else None,
+        )
+        await interaction.edit_original_response(**_as_edit(payload))
 
 
 class MoveButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    _Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"sm:mv:(?P<game>\d+):(?P<ver>\d+):(?P<move>[^:]{1,12})",
 ):
     """A target for the chosen card, or Pass: makes the move."""
@@ -247,12 +297,12 @@ class MoveButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
-        match: re.Match[str],
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
     ) -> MoveButton:
         return cls(int(match["game"]), int(match["ver"]), match["move"])
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def act(self, interaction: Interaction) -> None:
+        await interaction.response.defer()
         bot = _bot(interaction)
         user = interaction.user.id
         try:
@@ -263,16 +313,14 @@ class MoveButton(
             # Refresh the hand so the player sees the position that made the move illegal.
             try:
                 live = await bot.service.game(self.game_id)
-                if live.seat_of(user) is None:
-                    raise
-                payload = await hand_payload(bot, live, user, note=f"⚠️ {exc}")
             except UserError:
-                await reply_error(interaction, str(exc))
-                return
-            await interaction.response.edit_message(**_as_edit(payload))
-            return
-        payload = await hand_payload(bot, outcome.game, user, note=_done_note(outcome))
-        await interaction.response.edit_message(**_as_edit(payload))
+                raise exc from None
+            if live.seat_of(user) is None:
+                raise
+            payload = await hand_payload(bot, live, user, note=f"⚠️ {exc}")
+        else:
+            payload = await hand_payload(bot, outcome.game, user, note=_done_note(outcome))
+        await interaction.edit_original_response(**_as_edit(payload))
 
 
 class BackButton(
@@ -283,16 +331,13 @@ class BackButton(
 
     PREFIX, LABEL = "back", "Back"
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def act(self, interaction: Interaction) -> None:
+        await interaction.response.defer()
         bot = _bot(interaction)
-        try:
-            live = await bot.service.game(self.game_id)
-            bot.service.seat(live, interaction.user.id)
-            payload = await hand_payload(bot, live, interaction.user.id)
-        except UserError as exc:
-            await reply_error(interaction, str(exc))
-            return
-        await interaction.response.edit_message(**_as_edit(payload))
+        live = await bot.service.game(self.game_id)
+        bot.service.seat(live, interaction.user.id)
+        payload = await hand_payload(bot, live, interaction.user.id)
+        await interaction.edit_original_response(**_as_edit(payload))
 
 
 class ResignButton(
@@ -303,21 +348,17 @@ class ResignButton(
 
     PREFIX, LABEL, STYLE = "rs", "Yes, resign", discord.ButtonStyle.danger
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        bot = _bot(interaction)
-        try:
-            await bot.service.resign(self.game_id, interaction.user.id)
-        except UserError as exc:
-            await reply_error(interaction, str(exc))
-            return
-        await interaction.response.edit_message(content="You resigned the game.", view=None)
+    async def act(self, interaction: Interaction) -> None:
+        await interaction.response.defer()
+        await _bot(interaction).service.resign(self.game_id, interaction.user.id)
+        await interaction.edit_original_response(content="You resigned the game.", view=None)
 
 
 DYNAMIC_ITEMS = (ChallengeButton, ShowHandButton, ClaimButton, SourceSelect, MoveButton,
                  BackButton, ResignButton)
 
 
-def _done_note(outcome: Any) -> str:
+def _done_note(outcome: MoveOutcome) -> str:
     last = outcome.game.last_moves[-1] if outcome.game.last_moves else "Done."
     return f"✅ {last}"
 
@@ -347,8 +388,6 @@ async def hand_payload(
     note: str | None = None,
 ) -> dict[str, Any]:
     """The private hand message: image, text and the controls to move."""
-    import asyncio
-
     view = bot.service.view(live, user_id)
     png = await asyncio.to_thread(render_hand, view, board_info(live))
     lines = [note] if note else []
@@ -387,4 +426,4 @@ async def hand_payload(
                 controls.add_item(MoveButton(live.id, live.version, "pass", "Pass (end turn)",
                                              discord.ButtonStyle.secondary))
     file = discord.File(io.BytesIO(png), filename="hand.png")
-    return {"content": "\n".join(lines)[:2000], "file": file, "view": controls}
+    return {"content": clip("\n".join(lines), MAX_MESSAGE), "file": file, "view": controls}

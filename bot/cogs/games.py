@@ -1,7 +1,10 @@
 """Slash commands for playing: thin adapters from Discord to the ``GameService``.
 
-Each command parses what the user sent, calls the service, and answers; a ``UserError`` raised
-anywhere becomes a private reply through the tree's error handler (see ``client.SpiteTree``).
+Each command answers first (a deferred response: Discord gives up on an interaction that is not
+answered within 3 s, and saving, drawing or loading may take longer under load), then parses
+what the user sent, calls the service, and follows up. A ``UserError`` raised anywhere becomes a
+private reply through the tree's error handler (see ``client.SpiteTree``), which uses
+``ui.reply_error`` and so works before and after the deferred response.
 """
 
 from __future__ import annotations
@@ -14,28 +17,56 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from engine import RuleSet
+from engine import RuleSet, View
 
 from ..money import AmountError, format_amount, parse_amount
 from ..service import ChallengeExpired, LiveGame, UserError, parse_target_token
 from ..storage import ChallengeRow, GuildSettings
-from ..text import HELP_TEXT, rules_text, source_label, target_label
-from ..ui import ResignButton, challenge_controls, hand_payload, reply_error
+from ..text import (
+    HELP_TEXT,
+    PASS_HINT,
+    plural,
+    quote,
+    rules_text,
+    source_label,
+    target_label,
+)
+from ..ui import ResignButton, answer, challenge_controls, hand_payload, think
 
 if TYPE_CHECKING:
     from ..client import SpiteBot
+    from ..service import GameService
 
 __all__ = ["GamesCog"]
 
 log = logging.getLogger(__name__)
 
+Interaction = discord.Interaction[Any]
+
 EXPIRED = "⌛ This challenge expired."
 
-LEVEL_CHOICES = [Choice(name="easy", value="easy"), Choice(name="normal", value="normal"),
-                 Choice(name="hard", value="hard")]
+LEVELS = ("easy", "normal", "hard")
+LEVEL_CHOICES = [Choice(name=level, value=level) for level in LEVELS]
 
+RULE_NAMES = ("kings", "classic")
 RULE_CHOICES = [Choice(name="kings (Kings wild, to 50 points)", value="kings"),
                 Choice(name="classic (card-book rules with jokers)", value="classic")]
+
+PASS_TOKEN = "pass"
+"""The value of the autocomplete hint offered when only passing is possible."""
+
+# Longer than any card or stack token (``10H``, ``payoff``): refused before anything else, so a
+# pasted essay is never quoted back whole.
+_MAX_TOKEN = 16
+
+
+def _one_of(value: str | None, allowed: tuple[str, ...], what: str) -> str | None:
+    """A choice option checked here: Discord's clients offer only the choices, but a modified
+    client can send anything, and discord.py's own refusal ("Failed to convert…") reads badly."""
+    if value is None or value in allowed:
+        return value
+    names = ", ".join(allowed[:-1]) + " or " + allowed[-1]
+    raise UserError(f"Unknown {what} {quote(value)}: choose {names}.")
 
 
 def _terms(rules: RuleSet) -> str:
@@ -45,8 +76,19 @@ def _terms(rules: RuleSet) -> str:
     if rules.name == "kings" and not rules.king_starts_stack:
         parts.append("Kings can't start a centre stack")
     target = rules.match_target
-    parts.append(f"first to {target} points" if target else "one game")
+    parts.append(f"first to {plural(target, 'point')}" if target else "one game")
     return " · ".join(parts)
+
+
+def _settled_embed(message: discord.Message | None, status: str) -> discord.Embed | None:
+    """The challenge's embed once answered: the terms stay, the expiry line goes."""
+    if message is None or not message.embeds:
+        return None
+    embed = message.embeds[0].copy()
+    lines = (embed.description or "").splitlines()
+    embed.description = "\n".join([line for line in lines if not line.startswith("Expires")]
+                                  + [status])
+    return embed
 
 
 class GamesCog(commands.Cog):
@@ -56,7 +98,7 @@ class GamesCog(commands.Cog):
         self.bot = bot
 
     @property
-    def service(self) -> Any:
+    def service(self) -> GameService:
         return self.bot.service
 
     # ------------------------------------------------------------------ challenges
@@ -72,15 +114,18 @@ class GamesCog(commands.Cog):
     @app_commands.choices(rules=RULE_CHOICES, level=LEVEL_CHOICES)
     @app_commands.guild_only()
     async def challenge(
-        self, interaction: discord.Interaction[Any], opponent: discord.Member,
-        rules: Choice[str] | None = None, stake: str | None = None,
+        self, interaction: Interaction, opponent: discord.Member,
+        rules: str | None = None, stake: str | None = None,
         per_card: str | None = None, target: app_commands.Range[int, 1, 1000] | None = None,
-        level: Choice[str] | None = None,
+        level: str | None = None,
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
+        rules = _one_of(rules, RULE_NAMES, "rule set")
+        level = _one_of(level, LEVELS, "level")
+        await think(interaction, private=False)
         me = interaction.user
         settings = await self.service.settings(interaction.guild_id)
-        rule_name = rules.value if rules else settings.default_rules
+        rule_name = rules or settings.default_rules
         if opponent.id == self.bot.computer_id and stake is None and per_card is None:
             stakes = (0, 0)
         else:
@@ -91,17 +136,18 @@ class GamesCog(commands.Cog):
             challenger_id=me.id,
             opponent_id=opponent.id,
             opponent_is_bot=opponent.bot,
-            rules_name=rules.value if rules else None,
+            rules_name=rules,
             names=(me.display_name, "Computer" if opponent.id == self.bot.computer_id
                    else opponent.display_name),
             stakes=stakes,
             target=target,
-            level=level.value if level else "normal",
+            level=level or "normal",
         )
         if isinstance(result, LiveGame):
-            await interaction.response.send_message(
-                f"{me.mention} is playing against the computer ({result.computer_level}; "
-                f"{_terms(result.match.rules)}). Good luck!",
+            await answer(
+                interaction, private=False,
+                content=f"{me.mention} is playing against the computer "
+                        f"({result.computer_level}; {_terms(result.match.rules)}). Good luck!",
                 allowed_mentions=discord.AllowedMentions.none(),
             )
             await self.bot.game_started(result)
@@ -116,40 +162,40 @@ class GamesCog(commands.Cog):
                          f"Expires <t:{int(row.expires_at)}:R>."),
             colour=0xF5C542,
         )
-        await interaction.response.send_message(
+        message = await answer(
+            interaction, private=False,
             content=opponent.mention, embed=embed, view=challenge_controls(row.id),
             allowed_mentions=discord.AllowedMentions(users=[opponent]),
         )
-        message = await interaction.original_response()
         await self.service.set_challenge_message(row.id, message.id)
 
     async def on_challenge_button(
-        self, interaction: discord.Interaction[Any], challenge_id: int, action: str
+        self, interaction: Interaction, challenge_id: int, action: str
     ) -> None:
         """Accept, decline or cancel (called by the challenge buttons)."""
+        await interaction.response.defer()
         user = interaction.user.id
+        live: LiveGame | None = None
         try:
             if action == "accept":
                 row, live = await self.service.accept(challenge_id, user)
                 text = f"✅ <@{row.opponent_id}> accepted: game on! The board is below."
+                status = "**Accepted.**"
             elif action == "decline":
                 row = await self.service.decline(challenge_id, user)
                 text = f"<@{row.opponent_id}> declined the challenge."
-                live = None
+                status = "**Declined.**"
             else:
                 row = await self.service.cancel(challenge_id, user)
                 text = f"<@{row.challenger_id}> withdrew the challenge."
-                live = None
-        except ChallengeExpired as exc:
-            await interaction.response.edit_message(
+                status = "**Withdrawn.**"
+        except ChallengeExpired:
+            await interaction.edit_original_response(
                 content=EXPIRED, embed=None, view=challenge_controls(challenge_id, disabled=True))
-            await reply_error(interaction, str(exc))
-            return
-        except UserError as exc:
-            await reply_error(interaction, str(exc))
-            return
-        await interaction.response.edit_message(
-            content=text, view=challenge_controls(challenge_id, disabled=True),
+            raise
+        await interaction.edit_original_response(
+            content=text, embed=_settled_embed(interaction.message, status),
+            view=challenge_controls(challenge_id, disabled=True),
             allowed_mentions=discord.AllowedMentions.none(),
         )
         if live is not None:
@@ -157,18 +203,18 @@ class GamesCog(commands.Cog):
 
     # ------------------------------------------------------------------ playing
 
-    async def _game(self, interaction: discord.Interaction[Any], game: int | None) -> LiveGame:
+    async def _game(self, interaction: Interaction, game: int | None) -> LiveGame:
         assert interaction.channel_id is not None
-        return await self.service.find_game(interaction.user.id, interaction.channel_id, game)  # type: ignore[no-any-return]
+        return await self.service.find_game(interaction.user.id, interaction.channel_id, game)
 
     @app_commands.command(name="hand", description="See your hand privately, and move from it.")
     @app_commands.describe(game="Which game (if you have several here)")
     @app_commands.guild_only()
-    async def hand(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+    async def hand(self, interaction: Interaction, game: int | None = None) -> None:
+        await think(interaction, private=True)
         live = await self._game(interaction, game)
-        await interaction.response.send_message(
-            **await hand_payload(self.bot, live, interaction.user.id), ephemeral=True
-        )
+        await answer(interaction, private=True,
+                     **await hand_payload(self.bot, live, interaction.user.id))
 
     @app_commands.command(name="play", description="Make a move: a card (7H, P, S1…) to a stack "
                                                    "(C1…C4, S1…S4).")
@@ -177,21 +223,27 @@ class GamesCog(commands.Cog):
                                 "side stack (ends your turn)", game="Which game (if several)")
     @app_commands.guild_only()
     async def play(
-        self, interaction: discord.Interaction[Any], card: str, to: str, game: int | None = None
+        self, interaction: Interaction, card: str, to: str, game: int | None = None
     ) -> None:
+        if len(card.strip()) > _MAX_TOKEN:
+            raise UserError(f"{quote(card)} is not a card: type one like 7H, P or S1.")
+        if len(to.strip()) > _MAX_TOKEN:
+            raise UserError(f"{quote(to)} is not a stack: type one like C1 or S1.")
+        await think(interaction, private=True)
         live = await self._game(interaction, game)
+        if card.strip().lower() == PASS_TOKEN:
+            # The autocomplete hint (or a typed "pass"): passing has its own command.
+            can_move = self.service.legal_sources(live, interaction.user.id)
+            raise UserError("To end your turn without discarding, use /pass." if can_move
+                            else PASS_HINT)
         target = parse_target_token(to)
         outcome = await self.service.play(live.id, interaction.user.id, f"{card.strip()}>{target}")
         note = f"✅ {outcome.game.last_moves[-1]}" if outcome.game.last_moves else "✅ Done."
-        await interaction.response.send_message(
-            **await hand_payload(self.bot, outcome.game, interaction.user.id, note=note),
-            ephemeral=True,
-        )
+        await answer(interaction, private=True,
+                     **await hand_payload(self.bot, outcome.game, interaction.user.id, note=note))
 
     @play.autocomplete("card")
-    async def _card_choices(
-        self, interaction: discord.Interaction[Any], current: str
-    ) -> list[Choice[str]]:
+    async def _card_choices(self, interaction: Interaction, current: str) -> list[Choice[str]]:
         live = await self._autocomplete_game(interaction)
         if live is None:
             return []
@@ -202,17 +254,19 @@ class GamesCog(commands.Cog):
             name = source_label(move, view)
             if current.strip().lower() in (token.lower() + " " + name.lower()):
                 out.append(Choice(name=name[:100], value=token))
+        if not out and _only_pass(view):
+            return [Choice(name=PASS_HINT, value=PASS_TOKEN)]
         return out[:25]
 
     @play.autocomplete("to")
-    async def _to_choices(
-        self, interaction: discord.Interaction[Any], current: str
-    ) -> list[Choice[str]]:
+    async def _to_choices(self, interaction: Interaction, current: str) -> list[Choice[str]]:
         live = await self._autocomplete_game(interaction)
         if live is None:
             return []
         source = str(getattr(interaction.namespace, "card", "") or "")
         view = self.service.view(live, interaction.user.id)
+        if source.strip().lower() == PASS_TOKEN and _only_pass(view):
+            return [Choice(name=PASS_HINT, value=PASS_TOKEN)]
         out = []
         for move in self.service.legal_targets(live, interaction.user.id, source):
             name = target_label(move, view)
@@ -220,7 +274,7 @@ class GamesCog(commands.Cog):
                 out.append(Choice(name=name[:100], value=move.target_token))
         return out[:25]
 
-    async def _autocomplete_game(self, interaction: discord.Interaction[Any]) -> LiveGame | None:
+    async def _autocomplete_game(self, interaction: Interaction) -> LiveGame | None:
         game = getattr(interaction.namespace, "game", None)
         try:
             return await self._game(interaction, int(game) if game is not None else None)
@@ -230,47 +284,48 @@ class GamesCog(commands.Cog):
     @app_commands.command(name="pass", description="End your turn without discarding (classic).")
     @app_commands.describe(game="Which game (if several)")
     @app_commands.guild_only()
-    async def pass_(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+    async def pass_(self, interaction: Interaction, game: int | None = None) -> None:
+        await think(interaction, private=True)
         live = await self._game(interaction, game)
         outcome = await self.service.play(live.id, interaction.user.id, "pass")
-        await interaction.response.send_message(
-            **await hand_payload(self.bot, outcome.game, interaction.user.id,
-                                 note="✅ You passed."),
-            ephemeral=True,
-        )
+        await answer(interaction, private=True,
+                     **await hand_payload(self.bot, outcome.game, interaction.user.id,
+                                          note="✅ You passed."))
 
     @app_commands.command(name="resign", description="Give up your game (asks first).")
     @app_commands.describe(game="Which game (if several)")
     @app_commands.guild_only()
-    async def resign(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+    async def resign(self, interaction: Interaction, game: int | None = None) -> None:
+        await think(interaction, private=True)
         live = await self._game(interaction, game)
         if live.finished:
             raise UserError("This game is over.")
         view = discord.ui.View(timeout=None)
         view.add_item(ResignButton(live.id))
         other = live.names[1 - self.service.seat(live, interaction.user.id)]
-        await interaction.response.send_message(
-            f"Really give up your game against {other}? This can't be undone.",
-            view=view, ephemeral=True,
-        )
+        await answer(interaction, private=True,
+                     content=f"Really give up your game against {other}? This can't be undone.",
+                     view=view)
 
     @app_commands.command(name="board", description="Post the board of your game again.")
     @app_commands.describe(game="Which game (if several)")
     @app_commands.guild_only()
-    async def board(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+    async def board(self, interaction: Interaction, game: int | None = None) -> None:
+        await think(interaction, private=True)
         live = await self._game(interaction, game)
-        await interaction.response.send_message("Here is the board.", ephemeral=True)
+        await answer(interaction, private=True, content="Here is the board.")
         await self.bot.boards.publish(live.id, new_message=True)
 
     @app_commands.command(name="games", description="Your open games in this server.")
     @app_commands.guild_only()
-    async def games(self, interaction: discord.Interaction[Any]) -> None:
+    async def games(self, interaction: Interaction) -> None:
         assert interaction.guild_id is not None
+        await think(interaction, private=True)
         me = interaction.user.id
         games = await self.service.user_games(me, interaction.guild_id)
         if not games:
-            await interaction.response.send_message(
-                "You have no open games. Start one with `/challenge`.", ephemeral=True)
+            await answer(interaction, private=True,
+                         content="You have no open games. Start one with `/challenge`.")
             return
         lines = []
         for live in games[:20]:
@@ -282,23 +337,24 @@ class GamesCog(commands.Cog):
                      else f"<#{live.channel_id}>")
             lines.append(f"**#{live.id}** {live.match.rules.name} vs {live.names[1 - seat]} · "
                          f"{turn} · {where}")
-        await interaction.response.send_message("\n".join(lines)[:2000], ephemeral=True)
+        await answer(interaction, private=True, content="\n".join(lines))
 
     # ------------------------------------------------------------------ information
 
     @app_commands.command(name="rules", description="The rules in short.")
     @app_commands.describe(rules="Which rule set (default: this server's)")
     @app_commands.choices(rules=RULE_CHOICES)
-    async def rules(self, interaction: discord.Interaction[Any],
-                    rules: Choice[str] | None = None) -> None:
-        name = rules.value if rules else None
-        if name is None:
-            name = (await self.service.settings(interaction.guild_id)).default_rules \
-                if interaction.guild_id else "kings"
-        await interaction.response.send_message(rules_text(name), ephemeral=True)
+    async def rules(self, interaction: Interaction, rules: str | None = None) -> None:
+        name = _one_of(rules, RULE_NAMES, "rule set")
+        if name is None and interaction.guild_id:
+            await think(interaction, private=True)
+            name = (await self.service.settings(interaction.guild_id)).default_rules
+            await answer(interaction, private=True, content=rules_text(name))
+            return
+        await interaction.response.send_message(rules_text(name or "kings"), ephemeral=True)
 
     @app_commands.command(name="help", description="The commands in one screen.")
-    async def help(self, interaction: discord.Interaction[Any]) -> None:
+    async def help(self, interaction: Interaction) -> None:
         await interaction.response.send_message(HELP_TEXT, ephemeral=True)
 
     @app_commands.command(name="settings", description="This server's settings (Manage Server "
@@ -321,8 +377,8 @@ class GamesCog(commands.Cog):
     @app_commands.guild_only()
     async def settings(
         self,
-        interaction: discord.Interaction[Any],
-        rules: Choice[str] | None = None,
+        interaction: Interaction,
+        rules: str | None = None,
         refill_empty_hand: bool | None = None,
         king_starts_stack: bool | None = None,
         challenge_expiry_minutes: app_commands.Range[int, 1, 10_080] | None = None,
@@ -336,6 +392,8 @@ class GamesCog(commands.Cog):
         per_card_classic: str | None = None,
     ) -> None:
         assert interaction.guild_id is not None
+        rules = _one_of(rules, RULE_NAMES, "rule set")
+        await think(interaction, private=True)
         changes: dict[str, Any] = {}
         if currency is not None:
             changes["currency"] = currency.strip()
@@ -345,12 +403,15 @@ class GamesCog(commands.Cog):
                            ("stake_classic", stake_classic),
                            ("per_card_classic", per_card_classic)):
             if text is not None:
+                if len(text.strip()) > _MAX_TOKEN:
+                    raise UserError(f"{name.replace('_', ' ')}: {quote(text)} is not an "
+                                    "amount; type one like 0.50.")
                 try:
                     changes[name] = parse_amount(text)
                 except AmountError as exc:
                     raise UserError(f"{name.replace('_', ' ')}: {exc}") from None
         if rules is not None:
-            changes["default_rules"] = rules.value
+            changes["default_rules"] = rules
         if refill_empty_hand is not None:
             changes["refill_empty_hand"] = int(refill_empty_hand)
         if king_starts_stack is not None:
@@ -376,8 +437,12 @@ class GamesCog(commands.Cog):
         else:
             settings = await self.service.settings(interaction.guild_id)
             head = "This server's settings:"
-        await interaction.response.send_message(f"{head}\n{_settings_text(settings)}",
-                                                ephemeral=True)
+        await answer(interaction, private=True, content=f"{head}\n{_settings_text(settings)}")
+
+
+def _only_pass(view: View) -> bool:
+    """The viewer is on turn and passing is all he can do (classic)."""
+    return view.my_turn and bool(view.legal_moves) and all(m.is_pass for m in view.legal_moves)
 
 
 def _settings_text(s: GuildSettings) -> str:

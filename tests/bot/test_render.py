@@ -225,3 +225,68 @@ def test_bench_prints_one_json_line_per_picture(capsys: pytest.CaptureFixture[st
         assert line["boards"] == 4
         assert 0 < line["median_ms"] <= line["worst_ms"]
         assert 0 < line["png_kb"] < 300
+
+
+# ---------------------------------------------------------------------- labels and lines fit
+
+
+@pytest.fixture
+def drawn(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """What the renderer draws as text, and which texts it had to cut short to fit."""
+    seen: dict[str, list[str]] = {"texts": [], "cut": []}
+    real_text, real_fit = render._text, render._fit
+
+    def text(image: Image.Image, xy: tuple[float, float], text: str, *args: object,
+             **kwargs: object) -> None:
+        seen["texts"].append(text)
+        real_text(image, xy, text, *args, **kwargs)  # type: ignore[arg-type]
+
+    def fit(text: str, size: int, width: int, bold: bool = True) -> str:
+        out = real_fit(text, size, width, bold)
+        if out != text:
+            seen["cut"].append(text)
+        return out
+
+    monkeypatch.setattr(render, "_text", text)
+    monkeypatch.setattr(render, "_fit", fit)
+    return seen
+
+
+def ace_due_everywhere() -> Game:
+    """Classic: an Ace in hand and on the pay-off pile, four free centre slots (rule 10)."""
+    return Game.from_layout(CLASSIC, payoffs=["AH", "6S"], hands=["AS 2D 5S 7S JK", "KH QH"],
+                            sides=[["9C", "", "", ""], ["", "", "", ""]], turn=0)
+
+
+def test_the_compulsory_label_is_never_cut(drawn: dict[str, list[str]]) -> None:
+    view = ace_due_everywhere().view(0)
+    assert len(view.compulsory) == 8  # the Ace in hand and the pay-off Ace, each to C1..C4
+    render_hand(view, INFO)
+    assert drawn["cut"] == []
+    labels = [t for t in drawn["texts"] if t.startswith(("MUST", "→"))]
+    assert labels and all(t.endswith("C4") or t == "MUST" for t in labels), labels
+
+
+def test_stacks_are_named_short() -> None:
+    assert render._stacks("C", (0, 1, 2, 3)) == "C1–C4"
+    assert render._stacks("S", (0, 2)) == "S1 S3"
+    assert render._stacks("C", (0, 1, 3)) == "C1 C2 C4"
+
+
+GAME_OVER = "Game over: Annabel wins, scoring 26 points: Annabel played the last pay-off card."
+
+
+def test_a_long_last_move_is_wrapped_not_cut(drawn: dict[str, list[str]]) -> None:
+    info = dataclasses.replace(INFO, last_moves=(*INFO.last_moves, GAME_OVER))
+    render_board(long_stacks().public_view(), info)
+    assert drawn["cut"] == []
+    lines = [t for t in drawn["texts"] if t in GAME_OVER]
+    assert len(lines) > 1 and GAME_OVER in " ".join(lines), lines
+
+
+def test_the_joker_in_last_moves_is_written_as_a_word(drawn: dict[str, list[str]]) -> None:
+    # The font's U+1F0CF is a small outlined card: at 22 px it reads as a missing glyph.
+    info = dataclasses.replace(INFO, last_moves=("Ann: 🃏 as 5 from hand → centre 1",))
+    render_board(long_stacks().public_view(), info)
+    assert "Ann: Joker as 5 from hand → centre 1" in " ".join(drawn["texts"])
+    assert not any("🃏" in t for t in drawn["texts"])

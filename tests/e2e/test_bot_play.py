@@ -128,19 +128,19 @@ async def play_through(world: World, *, max_moves: int = 1500, check_every: int 
             if choice is None:
                 pass_id = next(c for c in message.custom_ids() if c.endswith(":pass"))
                 inter = await world.fake.click(user, message, pass_id)
-                await inter.response()
+                await inter.settled()
             else:
                 token, target = choice
                 src_id = next(c for c in message.custom_ids() if c.startswith("sm:src:"))
                 inter = await world.fake.select(user, message, src_id, [token])
-                await inter.response()
+                await inter.settled()
                 offered = {c.rsplit(":", 1)[1] for c in message.custom_ids()
                            if c.startswith("sm:mv:")}
                 assert offered == {m for m in engine_legal if m.startswith(token + ">")}, (
                     "the target buttons must be exactly the legal moves of that card")
                 move_id = next(c for c in message.custom_ids() if c.endswith(f":{token}>{target}"))
                 inter = await world.fake.click(user, message, move_id)
-                await inter.response()
+                await inter.settled()
             current[user.id] = message
         else:
             # Typed: /play with autocomplete, checked against the engine.
@@ -178,7 +178,7 @@ async def start_challenge(world: World, rules: str | None, **options: Any) -> Fa
     assert "A challenge!" in challenge.text() and (rules or "") in challenge.text()
     accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
     inter = await world.fake.click(world.bob, challenge, accept)
-    await inter.response()
+    await inter.settled()
     assert "accepted" in challenge.content
     assert all(b.get("disabled") for b in challenge.buttons())
     await world.fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
@@ -191,7 +191,7 @@ async def resign(world: World, user: Any) -> None:
     live = live_game(world)
     confirm = await (await world.fake.slash(user, world.channel, "resign")).message()
     assert confirm.ephemeral
-    await (await world.fake.click(user, confirm, f"sm:rs:{live.id}")).response()
+    await (await world.fake.click(user, confirm, f"sm:rs:{live.id}")).settled()
     await world.settle()
 
 
@@ -257,11 +257,11 @@ async def test_wrong_actions_get_private_reasons_and_change_nothing(world: World
                                 (carol, "decline", "Only the challenged"),
                                 (bob, "cancel", "Only the challenger")):
         inter = await fake.click(user, challenge, ids[action])
-        reply = await inter.message()
+        reply = await inter.settled()
         assert reply.ephemeral and words in reply.content
     reply = await (await fake.slash(bob, world.channel, "challenge", opponent=alice)).message()
     assert "already an open challenge" in reply.content
-    await (await fake.click(bob, challenge, ids["accept"])).response()
+    await (await fake.click(bob, challenge, ids["accept"])).settled()
     await world.settle()
     live = live_game(world)
     before = live.match.to_dict()
@@ -340,17 +340,14 @@ async def test_double_click_applies_once(world: World, no_error_logs) -> None:
     options = select_options(message)
     token, targets = options[0]["value"], option_targets(options[0])
     src_id = next(c for c in message.custom_ids() if c.startswith("sm:src:"))
-    await (await world.fake.select(user, message, src_id, [token])).response()
+    await (await world.fake.select(user, message, src_id, [token])).settled()
     move_id = next(c for c in message.custom_ids() if c.endswith(f":{token}>{targets[0]}"))
     snapshot = FakeMessage(**{**message.__dict__})  # the message as the user saw it
     version = live.version
     first = await world.fake.click(user, message, move_id)
     second = await world.fake.click(user, snapshot, move_id, force=True)
-    await first.response()
-    await second.response()
+    replies = [(await first.settled()).content, (await second.settled()).content]
     assert live.version == version + 1, "the move was applied exactly once"
-    replies = [(await first.response()).data.get("content", ""),
-               (await second.response()).data.get("content", "")]
     assert sum("✅" in r for r in replies) == 1, replies
     assert sum("moved on" in r for r in replies) == 1, "the other click is told why not"
 
@@ -381,7 +378,7 @@ async def test_restart_mid_game_keeps_everything_and_old_buttons_work(world: Wor
     if stale:
         inter = await world.fake.select(user, message, stale[0], [select_options(message)[0]
                                                                   ["value"]], force=True)
-        await inter.response()
+        await inter.settled()
         assert "moved on" in message.content or "Your hand" in message.content
 
 

@@ -152,6 +152,9 @@ class InteractionRecord:
             msg = self.original_message
             if msg is None:
                 return None
+            if msg.deleted and msg.loading and self.followups:
+                # The bot removed its "thinking" placeholder and answered with a follow-up.
+                return self.followups[0]
             if settled and msg.loading:
                 return None
             return msg
@@ -177,6 +180,30 @@ class InteractionRecord:
             return msg
 
         msg: FakeMessage = await self._wait(edited, "an edit of the original message", timeout)
+        return msg
+
+    async def settled(self, timeout: float = 5.0) -> FakeMessage:
+        """What the user sees once the bot has finished answering, whatever it answered first.
+
+        * callback 4/7: the message, as :meth:`message`;
+        * callback 5: the placeholder's replacement (or the follow-up that came after a
+          deleted placeholder);
+        * callback 6 (a deferred update): the first follow-up if one came (a refusal, say),
+          else the original message once edited after this interaction was sent.
+        """
+        cb = await self.response(timeout)
+        if cb.type != CallbackType.DEFERRED_UPDATE_MESSAGE:
+            return await self.message(timeout)
+
+        def done() -> FakeMessage | None:
+            if self.followups:
+                return self.followups[0]
+            msg = self.original_message
+            if msg is not None and msg.edited_at is not None and msg.edited_at >= self.created_wall:
+                return msg
+            return None
+
+        msg: FakeMessage = await self._wait(done, "an edit or a follow-up", timeout)
         return msg
 
     async def choices(self, timeout: float = 5.0) -> list[JSON]:

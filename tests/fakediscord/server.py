@@ -1223,6 +1223,25 @@ class FakeDiscord:
         are not Python identifiers can be passed as ``**{"my-opt": 1}``.
         Raises :class:`FakeDiscordError` for anything a Discord client would refuse.
         """
+        return await self._slash(user, channel, command, locale, options, check_choices=True)
+
+    async def forged_slash(
+        self, user: Actor, channel: FakeChannel, command: str, /, **options: Any
+    ) -> InteractionRecord:
+        """Like :meth:`slash`, but as a modified client would send it: an option with fixed
+        choices may carry any value (Discord itself does not check them)."""
+        return await self._slash(user, channel, command, "en-US", options, check_choices=False)
+
+    async def _slash(
+        self,
+        user: Actor,
+        channel: FakeChannel,
+        command: str,
+        locale: str,
+        options: dict[str, Any],
+        *,
+        check_choices: bool,
+    ) -> InteractionRecord:
         parts = command.split()
         cmd = self.find_command(parts[0], channel.guild_id)
         payload, user_, member = self._base_interaction(
@@ -1230,7 +1249,9 @@ class FakeDiscord:
         )
         self._check_can_use(cmd, channel, member)
         resolved: JSON = {}
-        opts = self._build_options(cmd, parts[1:], options, resolved, channel, focused=None)
+        opts = self._build_options(
+            cmd, parts[1:], options, resolved, channel, focused=None, check_choices=check_choices
+        )
         payload["data"] = self._command_data(cmd, opts, resolved)
         return await self._dispatch_interaction(payload, user_, member, channel, command)
 
@@ -1450,6 +1471,7 @@ class FakeDiscord:
         channel: FakeChannel,
         *,
         focused: str | None,
+        check_choices: bool = True,
     ) -> list[JSON]:
         definitions = cmd.option(sub_path)
         if any(d.get("type") in (1, 2) for d in definitions):
@@ -1481,7 +1503,9 @@ class FakeDiscord:
                     }
                 )
                 continue
-            value = self._option_value(cmd, definition, given[name], resolved, channel)
+            value = self._option_value(
+                cmd, definition, given[name], resolved, channel, check_choices=check_choices
+            )
             options.append({"name": name, "type": definition["type"], "value": value})
         # Wrap in SUB_COMMAND (1), then SUB_COMMAND_GROUP (2), as Discord nests them.
         for depth, name in enumerate(reversed(sub_path)):
@@ -1495,6 +1519,8 @@ class FakeDiscord:
         value: Any,
         resolved: JSON,
         channel: FakeChannel,
+        *,
+        check_choices: bool = True,
     ) -> Any:
         otype = int(definition["type"])
         name = definition["name"]
@@ -1547,7 +1573,7 @@ class FakeDiscord:
             if (lo is not None and value < lo) or (hi is not None and value > hi):
                 raise FakeDiscordError(f"{where}: {value} outside {lo}..{hi}")
         choices = definition.get("choices")
-        if choices and value not in [c["value"] for c in choices]:
+        if check_choices and choices and value not in [c["value"] for c in choices]:
             raise FakeDiscordError(f"{where}: {value!r} is not one of the choices {choices}")
         return value
 
@@ -1786,6 +1812,7 @@ class FakeDiscord:
             record.callback.type == CallbackType.DEFERRED_CHANNEL_MESSAGE
             and placeholder is not None
             and placeholder.loading
+            and not placeholder.deleted
             and not record.followups
         ):
             # Ephemerality was fixed by the defer; the follow-up's flag is ignored.

@@ -1,0 +1,187 @@
+"""End to end: every interaction is answered, at once and within Discord's limits.
+
+Discord shows "This interaction failed" when the first response takes more than 3 s, when a
+reply is refused (over 2,000 characters, say) and when nothing answers at all. These tests slow
+the bot down, break it on purpose and send what only a modified client would send.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import pytest
+
+from bot import ui
+from tests.fakediscord import CallbackType, ErrorLogGuard, MessageFlags
+
+from .conftest import World, option_targets, select_options
+from .test_bot_play import hand, live_game, start_challenge
+
+SORRY = "Sorry, something went wrong on my side. Nothing was changed."
+
+SLOW = 1.5
+"""Seconds the hand picture takes in the slow tests: far more than a first response may."""
+
+
+@pytest.fixture
+def slow_pictures(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = ui.render_hand
+
+    def slow(*args: Any) -> bytes:
+        time.sleep(SLOW)  # runs in a worker thread, as the real drawing does
+        return real(*args)
+
+    monkeypatch.setattr(ui, "render_hand", slow)
+
+
+def on_turn(world: World) -> Any:
+    return world.alice if live_game(world).on_turn == world.alice.id else world.bob
+
+
+async def test_play_and_move_buttons_answer_before_they_draw(
+        world: World, no_error_logs: ErrorLogGuard, slow_pictures: None) -> None:
+    await start_challenge(world, "kings")
+    live = live_game(world)
+    user = on_turn(world)
+    move = live.match.game.legal_moves()[0]
+    inter = await world.fake.slash(user, world.channel, "play", card=move.source_token,
+                                   to=move.target_token)
+    first = await inter.response(timeout=SLOW)
+    assert first.kind is CallbackType.DEFERRED_CHANNEL_MESSAGE
+    assert first.data.get("flags", 0) & MessageFlags.EPHEMERAL, "a private answer, deferred"
+    assert inter.latency is not None and inter.latency < SLOW / 2
+    reply = await inter.message(timeout=10)
+    assert reply.ephemeral and reply.content.startswith("✅"), reply.content
+    assert reply.attachments, "the hand picture still arrives"
+
+    user = on_turn(world)
+    message = await hand(world, user)
+    option = select_options(message)[0]
+    src_id = next(c for c in message.custom_ids() if c.startswith("sm:src:"))
+    inter = await world.fake.select(user, message, src_id, [option["value"]])
+    first = await inter.response(timeout=SLOW)
+    assert first.kind is CallbackType.DEFERRED_UPDATE_MESSAGE
+    await inter.settled(timeout=10)
+    version = live.version
+    target = option_targets(option)[0]
+    move_id = next(c for c in message.custom_ids() if c.endswith(f":{option['value']}>{target}"))
+    inter = await world.fake.click(user, message, move_id)
+    first = await inter.response(timeout=SLOW)
+    assert first.kind is CallbackType.DEFERRED_UPDATE_MESSAGE
+    assert inter.latency is not None and inter.latency < SLOW / 2
+    edited = await inter.settled(timeout=10)
+    assert edited is message and message.content.startswith("✅"), message.content
+    assert live.version == version + 1
+
+
+async def test_a_refusal_after_a_public_defer_stays_private(world: World,
+                                                           no_error_logs: ErrorLogGuard) -> None:
+    # /challenge answers publicly, so it defers publicly; its refusals must not show in public.
+    inter = await world.fake.slash(world.alice, world.channel, "challenge", opponent=world.bob)
+    await inter.message()
+    inter = await world.fake.slash(world.alice, world.channel, "challenge", opponent=world.bob)
+    assert (await inter.response()).kind is CallbackType.DEFERRED_CHANNEL_MESSAGE
+    reply = await inter.message()
+    assert reply.ephemeral and "already an open challenge" in reply.content
+    assert inter.response_message is not None and inter.response_message.deleted
+    assert not any(m.loading for m in world.public() if not m.deleted), "a thinking… is left"
+
+
+@pytest.mark.parametrize("where", ["show hand", "card menu", "move button", "challenge"])
+async def test_a_failing_button_apologises_privately_and_logs_once(
+        world: World, no_error_logs: ErrorLogGuard, monkeypatch: pytest.MonkeyPatch,
+        where: str) -> None:
+    no_error_logs.allow("failed", logger="bot.ui")
+    assert world.bot is not None
+    service = world.bot.service
+    if where == "challenge":
+        inter = await world.fake.slash(world.alice, world.channel, "challenge",
+                                       opponent=world.bob)
+        message = await inter.message()
+        monkeypatch.setattr(service, "accept", _boom)
+        user, custom_id = world.bob, next(c for c in message.custom_ids()
+                                          if c.endswith(":accept"))
+    else:
+        await start_challenge(world, "classic")
+        live = live_game(world)
+        user = on_turn(world)
+        if where == "show hand":
+            message = world.boards()[-1]
+            custom_id = f"sm:hand:{live.id}"
+            monkeypatch.setattr(service, "game", _boom)
+        else:
+            message = await hand(world, user)
+            option = select_options(message)[0]
+            src_id = next(c for c in message.custom_ids() if c.startswith("sm:src:"))
+            if where == "card menu":
+                monkeypatch.setattr(service, "game", _boom)
+                custom_id = src_id
+            else:
+                await (await world.fake.select(user, message, src_id,
+                                               [option["value"]])).settled()
+                custom_id = next(c for c in message.custom_ids() if c.startswith("sm:mv:"))
+                monkeypatch.setattr(service, "play", _boom)
+    before = message.content
+    no_error_logs.clear()
+    if where == "card menu":
+        inter = await world.fake.select(user, message, custom_id,
+                                        [select_options(message)[0]["value"]])
+    else:
+        inter = await world.fake.click(user, message, custom_id)
+    reply = await inter.settled()
+    assert reply.ephemeral and reply.content == SORRY
+    assert reply.visible_to == user.id
+    assert message.content == before, "the message the button is on is left as it was"
+    errors = [r for r in no_error_logs.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1, no_error_logs.format_records(errors)
+    assert errors[0].exc_info is not None and errors[0].name == "bot.ui"
+    assert "sm:mv" not in errors[0].getMessage(), "a move's id names a hand card: not logged"
+
+
+async def _boom(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("the database went away")
+
+
+@pytest.mark.parametrize(("command", "options", "words"), [
+    ("challenge", {"level": "godlike"}, "Unknown level `godlike`: choose easy, normal or hard."),
+    ("challenge", {"rules": "poker"}, "Unknown rule set `poker`: choose kings or classic."),
+    ("rules", {"rules": "poker"}, "Unknown rule set `poker`: choose kings or classic."),
+    ("settings", {"rules": "x" * 3000}, "Unknown rule set `xxxxxxxx"),
+])
+async def test_a_forged_choice_is_refused_in_our_words(
+        world: World, no_error_logs: ErrorLogGuard, command: str, options: dict[str, Any],
+        words: str) -> None:
+    # Discord's own clients offer only the choices; a modified client may send anything.
+    if command == "challenge":
+        options = {"opponent": world.bob, **options}
+    inter = await world.fake.forged_slash(world.alice, world.channel, command, **options)
+    reply = await inter.message()
+    assert reply.ephemeral and words in reply.content, reply.content
+    assert "Failed to convert" not in reply.content
+    assert len(reply.content) < 200, "at most a short prefix of what was sent"
+    assert all("A challenge!" not in m.text() for m in world.public())
+
+
+@pytest.mark.parametrize("options", [
+    {"card": "7H" * 1500, "to": "C1"},
+    {"card": "P", "to": "C" * 3000},
+    {"card": "é" * 200, "to": "S1"},
+])
+async def test_long_input_is_quoted_short(world: World, no_error_logs: ErrorLogGuard,
+                                          options: dict[str, str]) -> None:
+    await start_challenge(world, "kings")
+    user = on_turn(world)
+    inter = await world.fake.slash(user, world.channel, "play", **options)
+    reply = await inter.message()
+    assert reply.ephemeral and len(reply.content) < 200, reply.content
+    assert "is not a" in reply.content
+
+
+async def test_a_long_amount_in_settings_is_quoted_short(world: World,
+                                                         no_error_logs: ErrorLogGuard) -> None:
+    inter = await world.fake.slash(world.alice, world.channel, "settings",
+                                   stake_kings="x" * 3000)
+    reply = await inter.message()
+    assert reply.ephemeral and len(reply.content) < 200, reply.content
