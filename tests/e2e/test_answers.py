@@ -149,6 +149,9 @@ async def _boom(*args: Any, **kwargs: Any) -> Any:
     ("challenge", {"rules": "poker"}, "Unknown rule set `poker`: choose kings or classic."),
     ("rules", {"rules": "poker"}, "Unknown rule set `poker`: choose kings or classic."),
     ("settings", {"rules": "x" * 3000}, "Unknown rule set `xxxxxxxx"),
+    ("settings", {"currency": "€" * 3000}, "must be 1 to 4 characters"),
+    ("settings", {"reminder_hours": 1e9}, "reminder hours must be between 0.1 and 720"),
+    ("settings", {"challenge_expiry_minutes": 0}, "must be between 1 and 10080"),
 ])
 async def test_a_forged_choice_is_refused_in_our_words(
         world: World, no_error_logs: ErrorLogGuard, command: str, options: dict[str, Any],
