@@ -154,7 +154,7 @@ def result_text(result: Result, names: tuple[str, str]) -> str:
         return f"Tied game, no points ({reasons[result.reason]})."
     winner = names[result.winner]
     loser = names[1 - result.winner]
-    points = f"{result.score} point{'s' if result.score != 1 else ''}"
+    points = plural(result.score, "point")
     if result.reason is EndReason.PAYOFF_EMPTIED:
         return f"{winner} wins, scoring {points}: {winner} played the last pay-off card."
     if result.reason is EndReason.RESIGNED:
@@ -173,7 +173,7 @@ def board_fields(view: View, names: tuple[str, str]) -> list[tuple[str, str]]:
             centre.append(f"C{i + 1}: empty")
         else:
             centre.append(f"C{i + 1}: {_rank_short(len(stack.cards))} "
-                          f"({len(stack.cards)} cards), needs {rank_name(stack.needs)}")
+                          f"({plural(len(stack.cards), 'card')}), needs {rank_name(stack.needs)}")
     fields = [("Centre stacks", "\n".join(centre))]
     for seat in (0, 1):
         sides = []
@@ -183,9 +183,9 @@ def board_fields(view: View, names: tuple[str, str]) -> list[tuple[str, str]]:
         fields.append((
             f"{names[seat]}{marker}",
             f"Pay-off: {card_text(view.payoff_tops[seat])} ({view.payoff_counts[seat]} left)\n"
-            f"Hand: {view.hand_sizes[seat]} cards\n" + "\n".join(sides),
+            f"Hand: {plural(view.hand_sizes[seat], 'card')}\n" + "\n".join(sides),
         ))
-    fields.append(("Stock", f"{view.stock_size} cards · turn {view.turn_number + 1}"))
+    fields.append(("Stock", f"{plural(view.stock_size, 'card')} · turn {view.turn_number + 1}"))
     return fields
 
 

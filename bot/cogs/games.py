@@ -69,6 +69,12 @@ def _one_of(value: str | None, allowed: tuple[str, ...], what: str) -> str | Non
     raise UserError(f"Unknown {what} {quote(value)}: choose {names}.")
 
 
+def _within(value: float | None, low: float, high: float, what: str) -> None:
+    """A number option checked here, for the same reason as ``_one_of``."""
+    if value is not None and not low <= value <= high:
+        raise UserError(f"The {what} must be between {low:g} and {high:g}.")
+
+
 def _terms(rules: RuleSet) -> str:
     parts = [rules.name]
     if rules.name == "classic" and not rules.refill_empty_hand:
@@ -393,6 +399,13 @@ class GamesCog(commands.Cog):
     ) -> None:
         assert interaction.guild_id is not None
         rules = _one_of(rules, RULE_NAMES, "rule set")
+        # Discord's clients keep to the declared ranges; a modified client need not.
+        _within(challenge_expiry_minutes, 1, 10_080, "challenge expiry minutes")
+        _within(reminder_hours, 0.1, 720, "reminder hours")
+        _within(claim_hours, 0.5, 2_160, "claim hours")
+        if currency is not None and not 1 <= len(currency.strip()) <= 4:
+            raise UserError(f"The currency {quote(currency)} must be 1 to 4 characters, "
+                            "e.g. $ or €.")
         await think(interaction, private=True)
         changes: dict[str, Any] = {}
         if currency is not None:

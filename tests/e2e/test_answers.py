@@ -149,6 +149,9 @@ async def _boom(*args: Any, **kwargs: Any) -> Any:
     ("challenge", {"rules": "poker"}, "Unknown rule set `poker`: choose kings or classic."),
     ("rules", {"rules": "poker"}, "Unknown rule set `poker`: choose kings or classic."),
     ("settings", {"rules": "x" * 3000}, "Unknown rule set `xxxxxxxx"),
+    ("settings", {"currency": "€" * 3000}, "must be 1 to 4 characters"),
+    ("settings", {"reminder_hours": 1e9}, "reminder hours must be between 0.1 and 720"),
+    ("settings", {"challenge_expiry_minutes": 0}, "must be between 1 and 10080"),
 ])
 async def test_a_forged_choice_is_refused_in_our_words(
         world: World, no_error_logs: ErrorLogGuard, command: str, options: dict[str, Any],
@@ -185,3 +188,22 @@ async def test_a_long_amount_in_settings_is_quoted_short(world: World,
                                    stake_kings="x" * 3000)
     reply = await inter.message()
     assert reply.ephemeral and len(reply.content) < 200, reply.content
+
+
+@pytest.mark.parametrize("command", ["hand", "challenge"])
+async def test_a_failing_command_apologises_privately_after_its_defer(
+        world: World, no_error_logs: ErrorLogGuard, monkeypatch: pytest.MonkeyPatch,
+        command: str) -> None:
+    # The tree's error handler (client.SpiteTree.on_error) replies through ui.reply_error,
+    # after a private or a public "thinking…" alike.
+    no_error_logs.allow("failed", logger="bot.client")
+    assert world.bot is not None
+    monkeypatch.setattr(world.bot.service, "find_game", _boom)
+    monkeypatch.setattr(world.bot.service, "challenge", _boom)
+    options = {"opponent": world.bob} if command == "challenge" else {}
+    inter = await world.fake.slash(world.alice, world.channel, command, **options)
+    assert (await inter.response()).kind is CallbackType.DEFERRED_CHANNEL_MESSAGE
+    reply = await inter.message()
+    assert reply.ephemeral and reply.content == SORRY
+    assert not any(m.loading for m in world.public() if not m.deleted)
+    assert len([r for r in no_error_logs.records if r.levelno >= logging.ERROR]) == 1

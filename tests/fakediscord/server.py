@@ -1223,14 +1223,15 @@ class FakeDiscord:
         are not Python identifiers can be passed as ``**{"my-opt": 1}``.
         Raises :class:`FakeDiscordError` for anything a Discord client would refuse.
         """
-        return await self._slash(user, channel, command, locale, options, check_choices=True)
+        return await self._slash(user, channel, command, locale, options, checked=True)
 
     async def forged_slash(
         self, user: Actor, channel: FakeChannel, command: str, /, **options: Any
     ) -> InteractionRecord:
-        """Like :meth:`slash`, but as a modified client would send it: an option with fixed
-        choices may carry any value (Discord itself does not check them)."""
-        return await self._slash(user, channel, command, "en-US", options, check_choices=False)
+        """Like :meth:`slash`, but as a modified client would send it: an option's value need
+        not be one of its choices nor within its declared lengths and ranges (the client checks
+        those; the bot must not rely on it)."""
+        return await self._slash(user, channel, command, "en-US", options, checked=False)
 
     async def _slash(
         self,
@@ -1240,7 +1241,7 @@ class FakeDiscord:
         locale: str,
         options: dict[str, Any],
         *,
-        check_choices: bool,
+        checked: bool,
     ) -> InteractionRecord:
         parts = command.split()
         cmd = self.find_command(parts[0], channel.guild_id)
@@ -1250,7 +1251,7 @@ class FakeDiscord:
         self._check_can_use(cmd, channel, member)
         resolved: JSON = {}
         opts = self._build_options(
-            cmd, parts[1:], options, resolved, channel, focused=None, check_choices=check_choices
+            cmd, parts[1:], options, resolved, channel, focused=None, checked=checked
         )
         payload["data"] = self._command_data(cmd, opts, resolved)
         return await self._dispatch_interaction(payload, user_, member, channel, command)
@@ -1471,7 +1472,7 @@ class FakeDiscord:
         channel: FakeChannel,
         *,
         focused: str | None,
-        check_choices: bool = True,
+        checked: bool = True,
     ) -> list[JSON]:
         definitions = cmd.option(sub_path)
         if any(d.get("type") in (1, 2) for d in definitions):
@@ -1504,7 +1505,7 @@ class FakeDiscord:
                 )
                 continue
             value = self._option_value(
-                cmd, definition, given[name], resolved, channel, check_choices=check_choices
+                cmd, definition, given[name], resolved, channel, checked=checked
             )
             options.append({"name": name, "type": definition["type"], "value": value})
         # Wrap in SUB_COMMAND (1), then SUB_COMMAND_GROUP (2), as Discord nests them.
@@ -1520,7 +1521,7 @@ class FakeDiscord:
         resolved: JSON,
         channel: FakeChannel,
         *,
-        check_choices: bool = True,
+        checked: bool = True,
     ) -> Any:
         otype = int(definition["type"])
         name = definition["name"]
@@ -1529,6 +1530,8 @@ class FakeDiscord:
             if not isinstance(value, str):
                 raise FakeDiscordError(f"{where} expects a string, got {value!r}")
             lo, hi = definition.get("min_length", 0), definition.get("max_length", 6000)
+            if not checked:
+                lo, hi = 0, 6000
             if not lo <= len(value) <= hi:
                 raise FakeDiscordError(f"{where}: length must be in {lo}..{hi}")
         elif otype == 4:
@@ -1568,12 +1571,12 @@ class FakeDiscord:
             return str(att.id)
         else:
             raise FakeDiscordError(f"{where}: unsupported option type {otype}")
-        if otype in (4, 10):
+        if otype in (4, 10) and checked:
             lo, hi = definition.get("min_value"), definition.get("max_value")
             if (lo is not None and value < lo) or (hi is not None and value > hi):
                 raise FakeDiscordError(f"{where}: {value} outside {lo}..{hi}")
         choices = definition.get("choices")
-        if check_choices and choices and value not in [c["value"] for c in choices]:
+        if checked and choices and value not in [c["value"] for c in choices]:
             raise FakeDiscordError(f"{where}: {value!r} is not one of the choices {choices}")
         return value
 
