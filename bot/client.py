@@ -13,7 +13,7 @@ import logging
 import signal
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 import yarl
@@ -27,8 +27,11 @@ from .ledger import LedgerService
 from .money import format_amount
 from .service import GameService, LiveGame, MoveOutcome, UserError
 from .storage import Storage
-from .text import result_text
+from .text import quote, result_text
 from .ui import DYNAMIC_ITEMS, ClaimButton, challenge_controls, reply_error
+
+if TYPE_CHECKING:
+    from .cogs.games import GamesCog
 
 __all__ = ["SpiteBot", "SpiteTree", "apply_endpoints", "run"]
 
@@ -44,12 +47,6 @@ def apply_endpoints(config: Config) -> None:
         discord.http.Route.BASE = config.api_base.rstrip("/")
     if config.gateway_url:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(config.gateway_url)
-
-
-def _quote(value: object, limit: int = 40) -> str:
-    """At most ``limit`` characters of what a user typed, fit to quote in a reply."""
-    text = str(value).replace("`", "'")
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 class Stopping(app_commands.CheckFailure):
@@ -82,7 +79,7 @@ class SpiteTree(app_commands.CommandTree[Any]):
         elif isinstance(error, app_commands.NoPrivateMessage):
             message = "Spite & Malice is played in a server channel, not in direct messages."
         elif isinstance(error, app_commands.TransformerError):
-            message = (f"I couldn't read the option `{_quote(error.value)}`. "
+            message = (f"I couldn't read the option value {quote(str(error.value))}. "
                        "Please check it and try again.")
         elif isinstance(error, app_commands.CheckFailure):
             message = "You can't use that command here."
@@ -123,9 +120,9 @@ class SpiteBot(commands.Bot):
         return self.user.id
 
     @property
-    def games_cog(self) -> Any:
+    def games_cog(self) -> GamesCog:
         """The cog that handles challenges (the buttons call into it)."""
-        return self.get_cog("GamesCog")
+        return cast("GamesCog", self.get_cog("GamesCog"))
 
     async def setup_hook(self) -> None:
         from .cogs.games import GamesCog

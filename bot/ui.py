@@ -38,7 +38,6 @@ from .text import MAX_MESSAGE, SORRY, clip, hand_text, source_label, target_labe
 
 if TYPE_CHECKING:
     from .client import SpiteBot
-    from .cogs.games import GamesCog
 
 __all__ = [
     "BackButton",
@@ -154,7 +153,7 @@ class ChallengeButton(
         return cls(int(match["id"]), match["action"])
 
     async def act(self, interaction: Interaction) -> None:
-        cog = cast("GamesCog", _bot(interaction).games_cog)
+        cog = _bot(interaction).games_cog
         await cog.on_challenge_button(interaction, self.challenge_id, self.action)
 
 
