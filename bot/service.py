@@ -468,7 +468,7 @@ class GameService:
                 raise UserError("That button is from an earlier moment of the game; the game "
                                 "has moved on. Here is your hand as it is now.")
             try:
-                move = Move.parse(move_text)
+                move = Move.parse(move_text, centre_stacks=live.match.rules.centre_stacks)
             except MoveError as exc:
                 raise UserError(str(exc)) from None
             if live.match.game.turn != seat:
@@ -661,10 +661,11 @@ def moves_by_source(view: View) -> dict[str, list[Move]]:
     return groups
 
 
-def parse_target_token(token: str) -> str:
-    """Normalise a typed target token (``c2`` → ``C2``); raises ``UserError`` if malformed."""
+def parse_target_token(token: str, centre_stacks: int | None = None) -> str:
+    """Normalise a typed target token (``c2`` → ``C2``); raises ``UserError`` if malformed or
+    beyond the ``centre_stacks`` of the rule set in play (the message names the real range)."""
     try:
-        kind, index = parse_target(token)
+        kind, index = parse_target(token, centre_stacks=centre_stacks)
     except MoveError as exc:
         raise UserError(str(exc)) from None
     return ("C" if kind.name == "CENTRE" else "S") + str(index + 1)

@@ -242,7 +242,7 @@ class GamesCog(commands.Cog):
             can_move = self.service.legal_sources(live, interaction.user.id)
             raise UserError("To end your turn without discarding, use /pass." if can_move
                             else PASS_HINT)
-        target = parse_target_token(to)
+        target = parse_target_token(to, self.service.facts(live).rules.centre_stacks)
         outcome = await self.service.play(live.id, interaction.user.id, f"{card.strip()}>{target}")
         note = f"✅ {outcome.game.last_moves[-1]}" if outcome.game.last_moves else "✅ Done."
         await answer(interaction, private=True,
