@@ -23,7 +23,7 @@ from .text import board_fields, result_text
 from .ui import board_controls
 
 if TYPE_CHECKING:
-    from .client import SpiteBot
+    from .host import Host
 
 __all__ = ["BoardPublisher"]
 
@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 class BoardPublisher:
     """Posts and edits board messages for the bot."""
 
-    def __init__(self, bot: SpiteBot, delay: float) -> None:
+    def __init__(self, bot: Host, delay: float) -> None:
         self.bot = bot
         self.delay = delay
         # One task per game with a board update due; it stays here until its drawing is

@@ -21,13 +21,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from .board import BoardPublisher
-from .cogs.games import EXPIRED
 from .config import Config
 from .ledger import LedgerService
 from .money import format_amount
 from .service import GameService, LiveGame, MoveOutcome, UserError
 from .storage import Storage
-from .text import quote, result_text
+from .text import EXPIRED, quote, result_text
 from .ui import DYNAMIC_ITEMS, ClaimButton, challenge_controls, reply_error
 
 if TYPE_CHECKING:

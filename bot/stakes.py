@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from engine import Match
 
 from .storage import GameEntry
 
-if TYPE_CHECKING:
-    from .service import LiveGame
-
-__all__ = ["game_entry"]
+__all__ = ["StakedGame", "game_entry"]
 
 
-def game_entry(live: LiveGame, match: Match) -> GameEntry | None:
+class StakedGame(Protocol):
+    """What a game's ledger line needs to know of it (the service's ``LiveGame`` is one)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def guild_id(self) -> int: ...
+    @property
+    def players(self) -> tuple[int, int]: ...
+    @property
+    def vs_computer(self) -> bool: ...
+    @property
+    def stake_cents(self) -> int: ...
+    @property
+    def per_card_cents(self) -> int: ...
+
+
+def game_entry(live: StakedGame, match: Match) -> GameEntry | None:
     """The ledger line of a finished match between two people (``None`` against the computer).
 
     The loser pays the winner the flat stake plus the per-card amount times the margin: the

@@ -24,6 +24,7 @@ from engine import (
 from engine.cards import rank_name
 
 __all__ = [
+    "EXPIRED",
     "HELP_TEXT",
     "MAX_MESSAGE",
     "PASS_HINT",
@@ -41,6 +42,9 @@ __all__ = [
     "source_label",
     "target_label",
 ]
+
+EXPIRED = "⌛ This challenge expired."
+"""What an expired challenge's message says."""
 
 
 MAX_MESSAGE = 2000

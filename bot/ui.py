@@ -37,7 +37,7 @@ from .service import LiveGame, MoveOutcome, UserError, moves_by_source
 from .text import MAX_MESSAGE, SORRY, clip, hand_text, source_label, target_label
 
 if TYPE_CHECKING:
-    from .client import SpiteBot
+    from .host import Host
 
 __all__ = [
     "BackButton",
@@ -65,8 +65,8 @@ Interaction = discord.Interaction[Any]
 _PUBLIC_PENDING = "spite_public_pending"
 
 
-def _bot(interaction: Interaction) -> SpiteBot:
-    return cast("SpiteBot", interaction.client)
+def _bot(interaction: Interaction) -> Host:
+    return cast("Host", interaction.client)
 
 
 async def think(interaction: Interaction, *, private: bool) -> None:
@@ -383,7 +383,7 @@ def board_info(live: LiveGame) -> BoardInfo:
 
 
 async def hand_payload(
-    bot: SpiteBot, live: LiveGame, user_id: int, *, selected: str | None = None,
+    bot: Host, live: LiveGame, user_id: int, *, selected: str | None = None,
     note: str | None = None,
 ) -> dict[str, Any]:
     """The private hand message: image, text and the controls to move."""

@@ -23,6 +23,7 @@ from ..money import AmountError, format_amount, parse_amount
 from ..service import ChallengeExpired, LiveGame, UserError, parse_target_token
 from ..storage import ChallengeRow, GuildSettings
 from ..text import (
+    EXPIRED,
     HELP_TEXT,
     PASS_HINT,
     plural,
@@ -34,7 +35,7 @@ from ..text import (
 from ..ui import ResignButton, answer, challenge_controls, hand_payload, think
 
 if TYPE_CHECKING:
-    from ..client import SpiteBot
+    from ..host import Host
     from ..service import GameService
 
 __all__ = ["GamesCog"]
@@ -43,7 +44,6 @@ log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction[Any]
 
-EXPIRED = "⌛ This challenge expired."
 
 LEVELS = ("easy", "normal", "hard")
 LEVEL_CHOICES = [Choice(name=level, value=level) for level in LEVELS]
@@ -100,7 +100,7 @@ def _settled_embed(message: discord.Message | None, status: str) -> discord.Embe
 class GamesCog(commands.Cog):
     """Challenges, moves, the board and the settings."""
 
-    def __init__(self, bot: SpiteBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
 
     @property
