@@ -26,7 +26,7 @@ from .ledger import LedgerService
 from .money import format_amount
 from .service import GameService, LiveGame, MoveOutcome, UserError
 from .storage import Storage
-from .text import EXPIRED, quote, result_text
+from .text import EXPIRED, RESTARTING, quote, result_text
 from .ui import DYNAMIC_ITEMS, ClaimButton, challenge_controls, reply_error
 
 if TYPE_CHECKING:
@@ -61,9 +61,7 @@ class SpiteTree(app_commands.CommandTree[Any]):
             if interaction.type is discord.InteractionType.autocomplete:
                 return False
             with contextlib.suppress(discord.HTTPException):
-                await interaction.response.send_message(
-                    "I'm restarting: try again in a minute. Nothing was changed.",
-                    ephemeral=True)
+                await interaction.response.send_message(RESTARTING, ephemeral=True)
             raise Stopping()
         return True
 

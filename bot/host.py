@@ -47,6 +47,10 @@ class Host(Protocol):
         """The board publisher."""
 
     @property
+    def stopping(self) -> bool:
+        """True once the bot has begun to stop (new work is turned away politely)."""
+
+    @property
     def computer_id(self) -> int:
         """The computer opponent's user id (the bot's own)."""
 

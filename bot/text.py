@@ -25,6 +25,7 @@ from engine.cards import rank_name
 
 __all__ = [
     "EXPIRED",
+    "RESTARTING",
     "HELP_TEXT",
     "MAX_MESSAGE",
     "PASS_HINT",
@@ -42,6 +43,9 @@ __all__ = [
     "source_label",
     "target_label",
 ]
+
+RESTARTING = "I'm restarting: try again in a minute. Nothing was changed."
+"""The answer to a command or click that arrives while the bot is stopping."""
 
 EXPIRED = "⌛ This challenge expired."
 """What an expired challenge's message says."""

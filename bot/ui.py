@@ -34,7 +34,15 @@ from engine import Move
 
 from .render import BoardInfo, render_hand
 from .service import LiveGame, MoveOutcome, UserError, moves_by_source
-from .text import MAX_MESSAGE, SORRY, clip, hand_text, source_label, target_label
+from .text import (
+    MAX_MESSAGE,
+    RESTARTING,
+    SORRY,
+    clip,
+    hand_text,
+    source_label,
+    target_label,
+)
 
 if TYPE_CHECKING:
     from .host import Host
@@ -110,6 +118,10 @@ class _Guarded:
         raise NotImplementedError
 
     async def callback(self, interaction: Interaction) -> None:
+        if _bot(interaction).stopping:
+            with contextlib.suppress(discord.HTTPException):
+                await reply_error(interaction, RESTARTING)
+            return
         try:
             await self.act(interaction)
         except UserError as exc:

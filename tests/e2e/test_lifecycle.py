@@ -207,3 +207,31 @@ def _find_all(data: Any, key: str) -> list[Any]:
         for v in data:
             out.extend(_find_all(v, key))
     return out
+
+
+async def test_commands_and_clicks_while_stopping_are_turned_away_politely(
+        world: World, no_error_logs) -> None:
+    await start_challenge(world, "kings")
+    assert world.bot is not None
+    bot = world.bot
+    live = live_game(world)
+    board = world.boards()[-1]
+    release = asyncio.Event()
+    real_wait = bot._wait_for_interactions
+
+    async def held(timeout: float) -> None:
+        await release.wait()  # the stop is under way, waiting for running interactions
+        await real_wait(timeout)
+
+    bot._wait_for_interactions = held  # type: ignore[method-assign]
+    stopping = asyncio.create_task(bot.close())
+    await world.fake.wait_for(lambda: bot.stopping, timeout=5, description="stopping")
+    reply = await (await world.fake.slash(world.alice, world.channel, "hand")).message()
+    assert reply.ephemeral and "restarting" in reply.content
+    inter = await world.fake.click(world.bob, board, f"sm:hand:{live.id}")
+    reply = await inter.message()
+    assert reply.ephemeral and "restarting" in reply.content
+    assert live.version == 0
+    release.set()
+    await stopping
+    await world.stop()
