@@ -167,10 +167,10 @@ class LedgerService:
         return rows, total, balance
 
     async def player_names(self, guild_id: int, user_ids: Iterable[int]) -> dict[int, str]:
-        """The names players had in their latest game between them found in the notebook.
+        """Players' names as saved with one of their latest games in the server.
 
-        What the bot already knows, without asking Discord: a name is saved with every game.
-        Players with no game in the server are left out.
+        What the bot already knows, without asking Discord: every game keeps its players'
+        names. Players with no game in the server are left out.
         """
         names: dict[int, str] = {}
         for user in user_ids:
@@ -409,11 +409,10 @@ class LedgerService:
                 # Games not rated yet (a rating update still running) rate as a new player.
                 mu, sigma, _ = ratings.get((user, rating_rules), (NEW_MU, NEW_SIGMA, 0))
                 provisional = games < MIN_RANKED_GAMES or sigma > PROVISIONAL_SIGMA
-                scored.append((provisional, -display_rating(mu, sigma), -(mu - 3 * sigma), user,
-                               Standing(0, user, games, wins, losses, ties, net,
-                                        display_rating(mu, sigma), provisional)))
-            scored.sort(key=lambda entry: entry[:4])
-            standings = [entry[-1] for entry in scored]
+                scored.append((mu - 3 * sigma, Standing(0, user, games, wins, losses, ties, net,
+                                                        display_rating(mu, sigma), provisional)))
+            scored.sort(key=lambda entry: (entry[1].provisional, -entry[0], entry[1].user_id))
+            standings = [standing for _, standing in scored]
         else:
             rows = await self.storage.leaderboard(guild_id, by, rules, 1)
             standings = [Standing(0, user, games, wins, losses, ties, net, None,

@@ -358,16 +358,15 @@ class MoneyCog(commands.Cog):
         cur = settings.currency
         ratings = ", ".join(f"{rules} {value}{' (provisional)' if prov else ''}"
                             for rules, (value, prov) in sorted(stats.ratings.items())) or "none yet"
-        wins = (f"average winning margin {stats.average_margin:.1f} · best win "
-                f"{stats.best_margin}" if stats.wins else "no wins yet")
+        wins = (f"Average winning margin {stats.average_margin:.1f} · best win "
+                f"{stats.best_margin}" if stats.wins else "No wins yet")
         lines = [f"**Stats for <@{target}>**",
                  f"Games {stats.games} · wins {stats.wins} · losses {stats.losses} · "
                  f"ties {stats.ties}",
-                 f"{wins[0].upper()}{wins[1:]} · current streak {stats.streak or '–'}",
+                 f"{wins} · current streak {stats.streak or '–'}",
                  f"Rating: {ratings}",
                  f"Net money: {format_amount(stats.net_cents, cur)}"]
-        name = (user.display_name if user is not None else
-                (await known_names(self.bot, interaction, [target])).get(target, "You"))
+        name = (user or interaction.user).display_name
         png = await asyncio.to_thread(render_money_chart, stats.series,
                                       f"{name}: net money over time ({cur})", cur)
         await interaction.followup.send(
