@@ -200,6 +200,15 @@ MIGRATIONS: tuple[str, ...] = (
                             WHERE s.guild_id = games.guild_id), 259200);
     UPDATE games SET board_version = version WHERE status = 'finished';
     """,
+    # 4: a game lives in a thread of its own; its result is announced in the channel once.
+    """
+    ALTER TABLE games ADD COLUMN thread_id INTEGER;
+    ALTER TABLE games ADD COLUMN result_message_id INTEGER;
+    ALTER TABLE guild_settings ADD COLUMN use_threads INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE guild_settings ADD COLUMN thread_notice_at REAL;
+    UPDATE games SET result_message_id = 0 WHERE status = 'finished';
+    CREATE INDEX games_thread ON games (thread_id) WHERE thread_id IS NOT NULL;
+    """,
 )
 
 
@@ -220,6 +229,10 @@ class GuildSettings:
     per_card_kings: int = 0
     stake_classic: int = 0
     per_card_classic: int = 0
+    use_threads: bool = True
+    """Play each game in a thread of its own (when the bot may create one)."""
+    thread_notice_at: float | None = None
+    """When the server was told which permission would move games into threads."""
 
     def default_stakes(self, rules: str) -> tuple[int, int]:
         """(flat stake, per card) in cents for new challenges of ``rules``."""
@@ -241,6 +254,8 @@ SETTING_COLUMNS = (
     "per_card_kings",
     "stake_classic",
     "per_card_classic",
+    "use_threads",
+    "thread_notice_at",
 )
 
 
@@ -298,6 +313,10 @@ class GameRow:
     """The version the public board was last drawn at (``None``: never drawn)."""
     claim_offered_at: float | None = None
     """When the opponent was offered a claim of this turn (``None``: not yet)."""
+    thread_id: int | None = None
+    """The game's own thread (``None``: it is played in ``channel_id`` itself)."""
+    result_message_id: int | None = None
+    """The result announced in the channel (``None``: not yet; 0: from before announcements)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -469,6 +488,8 @@ class Storage:
             per_card_kings=int(row["per_card_kings"]),
             stake_classic=int(row["stake_classic"]),
             per_card_classic=int(row["per_card_classic"]),
+            use_threads=bool(row["use_threads"]),
+            thread_notice_at=row["thread_notice_at"],
         )
 
     @_serialised
@@ -769,6 +790,28 @@ class Storage:
         return [int(r["id"]) for r in rows]
 
     @_serialised
+    async def set_thread(self, game_id: int, thread_id: int) -> None:
+        """Remember the game's own thread."""
+        await self._db.execute("UPDATE games SET thread_id = ? WHERE id = ?",
+                               (thread_id, game_id))
+
+    @_serialised
+    async def set_result_message(self, game_id: int, message_id: int) -> None:
+        """Remember the message that announced the game's result."""
+        await self._db.execute("UPDATE games SET result_message_id = ? WHERE id = ?",
+                               (message_id, game_id))
+
+    @_serialised
+    async def results_unannounced(self) -> list[int]:
+        """Finished games whose result was never announced (e.g. a crash right after)."""
+        async with self._db.execute(
+            "SELECT id FROM games WHERE status = 'finished' AND result_message_id IS NULL "
+            "ORDER BY id"
+        ) as cur:
+            rows = await cur.fetchall()
+        return [int(r["id"]) for r in rows]
+
+    @_serialised
     async def set_claim_offered(self, game_id: int, when: float) -> None:
         """Note that the opponent was offered a claim of the current turn."""
         await self._db.execute("UPDATE games SET claim_offered_at = ? WHERE id = ?",
@@ -801,9 +844,9 @@ class Storage:
         if guild_id is not None:
             sql += " AND guild_id = ?"
             args.append(guild_id)
-        if channel_id is not None:
-            sql += " AND channel_id = ?"
-            args.append(channel_id)
+        if channel_id is not None:  # the channel a game was challenged in, or its thread
+            sql += " AND (channel_id = ? OR thread_id = ?)"
+            args.extend((channel_id, channel_id))
         sql += " ORDER BY id DESC"
         async with self._db.execute(sql, args) as cur:
             rows = await cur.fetchall()
@@ -1257,6 +1300,8 @@ def _game(row: aiosqlite.Row) -> GameRow:
         claim_s=int(row["claim_s"]),
         board_version=row["board_version"],
         claim_offered_at=row["claim_offered_at"],
+        thread_id=row["thread_id"],
+        result_message_id=row["result_message_id"],
     )
 
 

@@ -15,7 +15,7 @@ import asyncio
 import io
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 from discord import app_commands
@@ -29,7 +29,7 @@ from ..service import UserError
 from ..ui import reply_error
 
 if TYPE_CHECKING:
-    from ..client import SpiteBot
+    from ..host import Host
 
 __all__ = ["MoneyCog", "DYNAMIC_ITEMS", "answer_first", "head_to_head_payload", "known_names"]
 
@@ -37,7 +37,7 @@ PAGE = 10
 
 
 def _money(interaction: discord.Interaction[Any]) -> LedgerService:
-    return interaction.client.ledger  # type: ignore[attr-defined,no-any-return]
+    return cast("Host", interaction.client).ledger
 
 
 async def answer_first(interaction: discord.Interaction[Any], *, ephemeral: bool) -> None:
@@ -45,7 +45,7 @@ async def answer_first(interaction: discord.Interaction[Any], *, ephemeral: bool
     await interaction.response.defer(ephemeral=ephemeral, thinking=True)
 
 
-async def known_names(bot: SpiteBot, interaction: discord.Interaction[Any],
+async def known_names(bot: Host, interaction: discord.Interaction[Any],
                       user_ids: Iterable[int]) -> dict[int, str]:
     """Names for pictures and files from what the bot already knows: the member who asked, the
     server's member cache, the user cache, then the names saved with the players' games. Never
@@ -71,7 +71,7 @@ def _when(ts: float) -> str:
     return f"<t:{int(ts)}:d>"
 
 
-async def head_to_head_payload(bot: SpiteBot, guild_id: int, a: int, b: int, page: int
+async def head_to_head_payload(bot: Host, guild_id: int, a: int, b: int, page: int
                                ) -> dict[str, Any]:
     """One page of the notebook between ``a`` (the reader) and ``b``."""
     ledger = bot.ledger
@@ -123,7 +123,7 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
             await reply_error(interaction, "This notebook page isn't yours; use /ledger.")
             return
         await interaction.response.defer()  # the page is edited in place once it is read
-        payload = await head_to_head_payload(interaction.client, interaction.guild_id,  # type: ignore[arg-type]
+        payload = await head_to_head_payload(cast("Host", interaction.client), interaction.guild_id,
                                              self.a, self.b, max(0, self.page))
         await interaction.edit_original_response(**payload)
 
@@ -149,7 +149,7 @@ class CsvButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         await interaction.response.defer(ephemeral=True, thinking=True)
         ledger = _money(interaction)
         settings = await ledger.settings(interaction.guild_id)
-        names = await known_names(interaction.client, interaction,  # type: ignore[arg-type]
+        names = await known_names(cast("Host", interaction.client), interaction,
                                   (self.a, self.b))
         data = await ledger.csv_export(interaction.guild_id, self.a, self.b, settings.currency,
                                        names)
@@ -211,7 +211,7 @@ RULES_CHOICES = [Choice(name="all", value="all"), Choice(name="kings", value="ki
 class MoneyCog(commands.Cog):
     """The ledger and the standings."""
 
-    def __init__(self, bot: SpiteBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
 
     @app_commands.command(name="ledger", description="Who owes whom; with a member: your "
