@@ -19,7 +19,7 @@ import discord
 
 from .render import BoardInfo, render_board
 from .service import GameFacts, UserError
-from .text import board_fields, result_text
+from .text import board_fields, result_text, turn_summary
 from .ui import board_controls
 
 if TYPE_CHECKING:
@@ -43,6 +43,7 @@ class BoardPublisher:
         self._notes: dict[int, list[str]] = {}
         self._shown: dict[int, list[str]] = {}  # notes on the current board message
         self._locks: dict[int, asyncio.Lock] = {}
+        self._embeds: dict[int, discord.Embed] = {}  # the live board's embed, by message id
 
     @property
     def busy(self) -> bool:
@@ -85,7 +86,7 @@ class BoardPublisher:
             except UserError:
                 return None
             # No fetch: a partial channel posts and edits by id alone.
-            channel = self.bot.get_partial_messageable(live.channel_id)
+            channel = self.bot.get_partial_messageable(live.board_channel_id)
             facts = self.bot.service.facts(live)  # the public view, at one version
             key, version, view = facts.board_key, facts.version, facts.view
             png = await asyncio.to_thread(render_board, view, _info(facts))
@@ -101,6 +102,9 @@ class BoardPublisher:
                     message = channel.get_partial_message(live.board_message_id)
                     file = payload.pop("file")
                     edited = await message.edit(attachments=[file], **payload)
+                    self._embeds[edited.id] = payload["embed"]
+                    if facts.finished:
+                        self._forget(game_id, edited.id)
                     await self.bot.service.set_board_version(live, version)
                     log.debug("game %s: board edited at version %s", game_id, version)
                     return edited
@@ -116,9 +120,49 @@ class BoardPublisher:
                 allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False),
                 **payload,
             )
+            previous, previous_key = live.board_message_id, live.board_turn
+            self._embeds[message.id] = payload["embed"]
             await self.bot.service.set_board(live, message.id, key, version)
             log.debug("game %s: board posted at version %s", game_id, version)
+            if previous is not None and previous != message.id:
+                await self._close(channel, previous, previous_key, facts)
+            if facts.finished:
+                self._forget(game_id, message.id)
             return message
+
+    def _forget(self, game_id: int, message_id: int) -> None:
+        # A finished game's board is never edited again.
+        self._embeds.pop(message_id, None)
+        self._shown.pop(game_id, None)
+        self._notes.pop(game_id, None)
+
+    async def _close(self, channel: discord.PartialMessageable, message_id: int,
+                     key: int | None, facts: GameFacts) -> None:
+        """One live board per game: the one before the new one loses its controls and says
+        what its turn did. (A click on a button it kept before a restart still works.)"""
+        if key == facts.board_key:
+            line = "↓ This board was posted again below."
+        elif key is not None and key // 1_000_000 != facts.game_number:
+            line = f"✔ Game {key // 1_000_000} is over."
+            if facts.last_result is not None:
+                line += " " + result_text(facts.last_result, facts.names)
+        else:
+            line = turn_summary(facts.view, facts.names)
+        try:
+            embed = self._embeds.pop(message_id, None)
+            if embed is None:  # drawn before a restart: read it back
+                old = await channel.fetch_message(message_id)
+                embed = old.embeds[0] if old.embeds else None
+            if embed is not None:
+                # The picture stays, as the position that turn left; the status goes.
+                embed = embed.copy()
+                embed.description = line
+                embed.remove_footer()
+            await channel.get_partial_message(message_id).edit(
+                content=None, embed=embed, view=None,
+                allowed_mentions=discord.AllowedMentions.none())
+        except discord.HTTPException as exc:
+            log.warning("game %s: couldn't close an old board (%s)", facts.id, exc.status)
 
     def _payload(self, facts: GameFacts, png: bytes, notes: list[str]) -> dict[str, Any]:
         view = facts.view

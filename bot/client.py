@@ -26,8 +26,15 @@ from .ledger import LedgerService
 from .money import format_amount
 from .service import GameService, LiveGame, MoveOutcome, UserError
 from .storage import Storage
-from .text import EXPIRED, RESTARTING, quote, result_text
-from .ui import DYNAMIC_ITEMS, ClaimButton, challenge_controls, reply_error
+from .text import EXPIRED, RESTARTING, quote, result_announcement, result_text
+from .ui import (
+    DYNAMIC_ITEMS,
+    ClaimButton,
+    answer_stale_click,
+    challenge_controls,
+    reply_error,
+    result_controls,
+)
 
 if TYPE_CHECKING:
     from .cogs.games import GamesCog
@@ -193,13 +200,58 @@ class SpiteBot(commands.Bot):
                 log.warning("%d interactions still running after %.0f s; stopping anyway",
                             len(late), timeout)
 
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        await answer_stale_click(interaction)
+
     # ------------------------------------------------------------------ game flow
 
-    async def game_started(self, live: LiveGame) -> None:
-        """A new game: post its board (soon, off the interaction), and let the computer move if
-        it starts."""
+    async def game_started(self, live: LiveGame, origin_message_id: int | None = None
+                           ) -> int | None:
+        """A new game: open its thread from ``origin_message_id`` (the challenge), post its
+        board there (soon, off the interaction), and let the computer move if it starts.
+        Returns the thread's id, or ``None`` when the game is played in the channel."""
+        if origin_message_id is not None:
+            await self._open_thread(live, origin_message_id)
         self.boards.request(live.id)
         self._maybe_computer(live)
+        return live.thread_id
+
+    async def _open_thread(self, live: LiveGame, origin_message_id: int) -> None:
+        settings = await self.service.settings(live.guild_id)
+        parent = self.get_channel(live.channel_id)
+        if not settings.use_threads or not isinstance(parent, discord.TextChannel):
+            return  # threads switched off, or challenged in a thread (or a DM) already
+        allowed = parent.permissions_for(parent.guild.me)
+        missing = [name for name, ok in (
+            ("Create Public Threads", allowed.create_public_threads),
+            ("Send Messages in Threads", allowed.send_messages_in_threads)) if not ok]
+        if missing:
+            if settings.thread_notice_at is None:
+                await self.service.update_settings(live.guild_id,
+                                                   thread_notice_at=self.service.clock())
+                with contextlib.suppress(discord.HTTPException):
+                    await parent.send(
+                        "ℹ️ Games are played right here for now. If I had the "
+                        f"**{'** and **'.join(missing)}** permission"
+                        f"{'s' if len(missing) > 1 else ''} in this channel, each game would "
+                        "get a thread of its own and keep this channel tidy. (A server "
+                        "manager can also turn threads off with `/settings threads:False`.)",
+                        allowed_mentions=discord.AllowedMentions.none())
+            return
+        rules = self.service.facts(live).rules.name
+        name = f"{live.names[0]} vs {live.names[1]} · {rules}"[:100]
+        try:
+            thread = await parent.get_partial_message(origin_message_id).create_thread(
+                name=name, auto_archive_duration=10080)
+        except discord.HTTPException as exc:
+            log.warning("game %s: couldn't open a thread (%s); playing in the channel",
+                        live.id, exc.status)
+            return
+        await self.service.set_thread(live, thread.id)
+        for user_id in live.players:
+            if user_id != self.computer_id:
+                with contextlib.suppress(discord.HTTPException):
+                    await thread.add_user(discord.Object(id=user_id))
 
     async def _on_game_change(self, outcome: MoveOutcome) -> None:
         # Called by the service after every saved change, under the game's lock: only schedule.
@@ -217,8 +269,62 @@ class SpiteBot(commands.Bot):
                                        f"{format_amount(entry.amount_cents, live.currency)}.")
         self.boards.request(live.id, note)
         self._maybe_computer(live)
-        if outcome.match_over and not live.vs_computer:
-            self._background(self.ledger.update_ratings(live.guild_id), f"ratings-{live.id}")
+        if outcome.match_over:
+            self._background(self.announce_result(live.id), f"result-{live.id}")
+            if not live.vs_computer:
+                self._background(self.ledger.update_ratings(live.guild_id),
+                                 f"ratings-{live.id}")
+
+    async def announce_result(self, game_id: int) -> None:
+        """Tell both players in the channel how the game ended (once, even across restarts),
+        with a Rematch button; then archive the game's thread."""
+        pending = self.boards._pending.get(game_id)
+        if pending is not None:  # the final board goes up in the thread first
+            await asyncio.gather(pending, return_exceptions=True)
+        live = await self.service.game(game_id)
+        if not live.finished or live.result_message_id is not None:
+            return
+        facts = self.service.facts(live)
+        money = None
+        if not live.vs_computer and (live.stake_cents or live.per_card_cents):
+            money = await self._money_line(live)
+        text = result_announcement(
+            game_id=live.id, players=live.players, names=live.names, rules=facts.rules.name,
+            result=facts.last_result,
+            claimed=await self.storage.last_move(live.id) == "claim",
+            match_winner=facts.winner,
+            scores=facts.scores if facts.target is not None else None, target=facts.target,
+            money=money)
+        channel = self.get_partial_messageable(live.channel_id)
+        message = await channel.send(
+            text, view=result_controls(live.id),
+            allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False))
+        await self.service.set_result_message(live, message.id)
+        if live.thread_id is not None:
+            with contextlib.suppress(discord.HTTPException):
+                thread = self.get_channel(live.thread_id) or await self.fetch_channel(
+                    live.thread_id)
+                if isinstance(thread, discord.Thread):
+                    await thread.edit(archived=True)
+
+    async def _money_line(self, live: LiveGame) -> str:
+        entry = await self.storage.game_entry(live.guild_id, live.id)
+        a, b = live.players
+        owed = await self.storage.pair_balance(live.guild_id, a, b)
+        names = dict(zip(live.players, live.names, strict=True))
+        parts = []
+        if entry is not None and entry.amount_cents > 0:
+            parts.append(f"💸 {names[entry.debtor_id]} owes {names[entry.creditor_id]} "
+                         f"{format_amount(entry.amount_cents, live.currency)} for this game.")
+        elif entry is not None:
+            parts.append("💸 Nobody owes anything for this game.")
+        if owed == 0:
+            parts.append("Between them, they're square.")
+        else:
+            debtor, creditor = (a, b) if owed > 0 else (b, a)
+            parts.append(f"Between them, {names[debtor]} owes {names[creditor]} "
+                         f"{format_amount(abs(owed), live.currency)} in all.")
+        return " ".join(parts)
 
     def _background(self, coro: Any, name: str) -> None:
         task = asyncio.create_task(coro, name=name)
@@ -257,6 +363,8 @@ class SpiteBot(commands.Bot):
         for live in await self.service.active_games():
             self._maybe_computer(live)  # a restart must not leave the computer's turn hanging
         await self.repair_boards()
+        for game_id in await self.service.results_unannounced():
+            self._background(self.announce_result(game_id), f"result-{game_id}")
         for guild in self.guilds:
             await self.ledger.update_ratings(guild.id)  # games finished before a crash
         while not self.is_closed():
@@ -299,7 +407,7 @@ class SpiteBot(commands.Bot):
                 continue
             # A game keeps the reminder and claim times it started with.
             waited = now - live.turn_started_at
-            channel = self.get_partial_messageable(live.channel_id)
+            channel = self.get_partial_messageable(live.board_channel_id)
             opponent = live.players[1 - live.turn_seat]
             if (waited >= live.claim_s and not live.vs_computer
                     and live.claim_offered_at is None):

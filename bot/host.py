@@ -35,6 +35,9 @@ class ChallengeHandler(Protocol):
                                   challenge_id: int, action: str) -> None:
         """Accept, decline or cancel."""
 
+    async def on_rematch(self, interaction: discord.Interaction[Any], game_id: int) -> None:
+        """A player of a finished game offers the same terms again."""
+
 
 class Host(Protocol):
     """The bot, as seen by the pieces it hosts."""
@@ -58,8 +61,11 @@ class Host(Protocol):
     def games_cog(self) -> ChallengeHandler:
         """The cog the challenge buttons call."""
 
-    async def game_started(self, live: LiveGame) -> None:
-        """A new game: post its board and let the computer move if it starts."""
+    async def game_started(self, live: LiveGame, origin_message_id: int | None = None
+                           ) -> int | None:
+        """A new game: open its thread from the origin message, post its board, let the
+        computer move if it starts; returns the thread's id (``None``: played in the
+        channel)."""
 
     def get_partial_messageable(self, id: int, *, guild_id: int | None = None,
                                 type: discord.ChannelType | None = None

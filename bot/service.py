@@ -87,6 +87,10 @@ class LiveGame:
     """The version the public board was last drawn at."""
     claim_offered_at: float | None = None
     """When the opponent was offered a claim of this turn."""
+    thread_id: int | None = None
+    """The game's own thread, if it has one."""
+    result_message_id: int | None = None
+    """The message that announced the result in the channel."""
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat of ``user_id`` in this game, or ``None``."""
@@ -100,6 +104,11 @@ class LiveGame:
     def on_turn(self) -> int:
         """The user id of the player on turn."""
         return self.players[self.match.game.turn]
+
+    @property
+    def board_channel_id(self) -> int:
+        """Where the game is played: its thread, or the channel it was challenged in."""
+        return self.thread_id or self.channel_id
 
     @property
     def turn_seat(self) -> int:
@@ -600,6 +609,49 @@ class GameService:
         """Games whose public board doesn't show their saved version."""
         return await self.storage.boards_behind()
 
+    async def set_thread(self, live: LiveGame, thread_id: int) -> None:
+        """The game is played in a thread of its own from now on."""
+        live.thread_id = thread_id
+        await self.storage.set_thread(live.id, thread_id)
+
+    async def set_result_message(self, live: LiveGame, message_id: int) -> None:
+        """The result was announced (so it is announced once, across restarts)."""
+        live.result_message_id = message_id
+        await self.storage.set_result_message(live.id, message_id)
+
+    async def results_unannounced(self) -> list[int]:
+        """Finished games whose result was never announced."""
+        return await self.storage.results_unannounced()
+
+    async def rematch(self, game_id: int, user_id: int, names: tuple[str, str]
+                      ) -> ChallengeRow | LiveGame:
+        """A player of a finished game offers the same terms to the same opponent: a new
+        challenge (or, against the computer, a new game at once). ``names`` are (the offerer,
+        the opponent)."""
+        live = await self.game(game_id)
+        seat = self.seat(live, user_id)
+        if not live.finished:
+            raise UserError("This game isn't over yet.")
+        opponent = live.players[1 - seat]
+        rules = live.match.rules
+        if live.vs_computer:
+            return await self._start_game(live.guild_id, live.channel_id, (user_id, opponent),
+                                          names, rules, vs_computer=True,
+                                          level=live.computer_level)
+        existing = await self.storage.open_between(live.channel_id, user_id, opponent)
+        if existing == "game":
+            raise UserError("You already have a game going with them in this channel.")
+        if existing == "challenge":
+            raise UserError("There's already an open challenge between you two in this channel.")
+        settings = await self.storage.get_settings(live.guild_id)
+        return await self.storage.create_challenge(
+            guild_id=live.guild_id, channel_id=live.channel_id, challenger_id=user_id,
+            opponent_id=opponent, names=names, rules=rules.to_dict(),
+            expires_at=self.clock() + settings.challenge_expiry_s,
+            stake_cents=live.stake_cents, per_card_cents=live.per_card_cents,
+            currency=live.currency,
+        )
+
     async def set_claim_offered(self, live: LiveGame) -> None:
         """Note that the opponent was offered a claim (so it is offered once per turn, across
         restarts)."""
@@ -701,4 +753,6 @@ def _live_from_row(row: GameRow) -> LiveGame:
         claim_s=row.claim_s,
         board_version=row.board_version,
         claim_offered_at=row.claim_offered_at,
+        thread_id=row.thread_id,
+        result_message_id=row.result_message_id,
     )

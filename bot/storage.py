@@ -790,6 +790,15 @@ class Storage:
         return [int(r["id"]) for r in rows]
 
     @_serialised
+    async def last_move(self, game_id: int) -> str | None:
+        """The notation of the game's latest saved move (``claim`` for a claimed game)."""
+        async with self._db.execute(
+            "SELECT move FROM moves WHERE game_id = ? ORDER BY seq DESC LIMIT 1", (game_id,)
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None else str(row["move"])
+
+    @_serialised
     async def set_thread(self, game_id: int, thread_id: int) -> None:
         """Remember the game's own thread."""
         await self._db.execute("UPDATE games SET thread_id = ? WHERE id = ?",

@@ -271,3 +271,54 @@ HELP_TEXT = (
     "**Ratings:** an OpenSkill skill estimate shown on a scale where a new player starts at "
     "1000; provisional until 5 games."
 )
+
+
+def turn_summary(view: View, names: tuple[str, str]) -> str:
+    """What the turn before ``view``'s did, for the closed board of that turn (public moves
+    only): ``✔ Turn 7 · Ann: 7♥ from hand → centre 2; Ann: 9♦ from hand → side 1``."""
+    recent = list(view.recent)
+    while recent and recent[-1][0] == view.turn:  # the new turn has begun: leave its moves
+        recent.pop()
+    done: list[tuple[int, Move]] = []
+    while recent and recent[-1][0] != view.turn:
+        done.append(recent.pop())
+    done.reverse()
+    head = f"✔ Turn {max(1, view.turn_number)}"
+    if not done:
+        return head + " is over."
+    lines = describe_history(names, done)
+    if not recent and len(view.recent) == len(done):
+        lines.insert(0, "…")  # the turn began before the moves a view remembers
+    return clip(head + " · " + "; ".join(lines), 1900)
+
+
+def result_announcement(
+    *, game_id: int, players: tuple[int, int], names: tuple[str, str], rules: str,
+    result: Result | None, claimed: bool, match_winner: int | None,
+    scores: tuple[int, int] | None, target: int | None, money: str | None,
+) -> str:
+    """The message that tells both players, in the channel, how their game ended.
+
+    ``scores`` and ``target`` are given only for a match of several games (the word "match"
+    appears only then); ``money`` is a sentence about what the loser owes and the balance.
+    """
+    mentions = f"<@{players[0]}> <@{players[1]}>"
+    lines = [f"🏁 {mentions} · game #{game_id} ({rules}) is over."]
+    if result is not None:
+        if claimed and result.winner is not None:
+            winner, loser = names[result.winner], names[1 - result.winner]
+            lines.append(f"**{winner}** wins by claim: {loser} didn't move in time "
+                         f"({plural(result.score, 'point')}).")
+        else:
+            lines.append(result_text(result, names))
+    if scores is not None:
+        standing = f"{names[0]} {scores[0]} – {scores[1]} {names[1]}"
+        if target is not None:
+            standing += f" (first to {plural(target, 'point')})"
+        if match_winner is not None:
+            lines.append(f"🏆 **{names[match_winner]}** wins the match: {standing}.")
+        else:
+            lines.append(f"The match ends level: {standing}.")
+    if money:
+        lines.append(money)
+    return clip("\n".join(lines))

@@ -53,6 +53,7 @@ __all__ = [
     "ClaimButton",
     "DYNAMIC_ITEMS",
     "MoveButton",
+    "RematchButton",
     "ResignButton",
     "ShowHandButton",
     "SourceSelect",
@@ -61,6 +62,7 @@ __all__ = [
     "challenge_controls",
     "hand_payload",
     "reply_error",
+    "result_controls",
     "think",
 ]
 
@@ -232,6 +234,25 @@ class ClaimButton(
         await answer(interaction, private=True, content="You claimed the game.")
 
 
+class RematchButton(
+    _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sm:rematch:(?P<game>\d+)",
+):
+    """On a result: either player offers the same terms to the same opponent."""
+
+    PREFIX, LABEL, STYLE = "rematch", "Rematch", discord.ButtonStyle.success
+
+    async def act(self, interaction: Interaction) -> None:
+        await _bot(interaction).games_cog.on_rematch(interaction, self.game_id)
+
+
+def result_controls(game_id: int) -> discord.ui.View:
+    """The Rematch button under a game's result."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(RematchButton(game_id))
+    return view
+
+
 def board_controls(game_id: int, finished: bool) -> discord.ui.View | None:
     """The buttons under a board: Show my hand while the game goes on."""
     if finished:
@@ -366,7 +387,7 @@ class ResignButton(
 
 
 DYNAMIC_ITEMS = (ChallengeButton, ShowHandButton, ClaimButton, SourceSelect, MoveButton,
-                 BackButton, ResignButton)
+                 BackButton, ResignButton, RematchButton)
 
 
 def _done_note(outcome: MoveOutcome) -> str:
@@ -438,3 +459,30 @@ async def hand_payload(
                                              discord.ButtonStyle.secondary))
     file = discord.File(io.BytesIO(png), filename="hand.png")
     return {"content": clip("\n".join(lines), MAX_MESSAGE), "file": file, "view": controls}
+
+
+async def answer_stale_click(interaction: Interaction) -> bool:
+    """Answer a click on a button its message no longer shows; True if it was one of ours.
+
+    A board is closed (its buttons removed) when the turn passes; a click made a moment before
+    reaches the bot after that, and discord.py drops a click on a button the message has lost.
+    Nothing a player clicks may fail, so such a click runs as if the button were still there.
+    """
+    data: dict[str, Any] = dict(interaction.data or {})
+    message = interaction.message
+    if (interaction.type is not discord.InteractionType.component or message is None
+            or data.get("component_type") != discord.ComponentType.button.value):
+        return False
+    custom_id = str(data.get("custom_id", ""))
+    shown = {getattr(child, "custom_id", None) for row in message.components
+             for child in getattr(row, "children", [row])}
+    if custom_id in shown:
+        return False  # discord.py dispatches it
+    for factory in DYNAMIC_ITEMS:
+        match = factory.__discord_ui_compiled_template__.fullmatch(custom_id)
+        if match is not None:
+            item = await factory.from_custom_id(
+                interaction, discord.ui.Button(custom_id=custom_id), match)
+            await item.callback(interaction)
+            return True
+    return False

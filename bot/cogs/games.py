@@ -149,31 +149,48 @@ class GamesCog(commands.Cog):
             target=target,
             level=level or "normal",
         )
+        await self._post_challenge(interaction, result, settings.points_only)
+
+    async def _post_challenge(self, interaction: Interaction, result: ChallengeRow | LiveGame,
+                              points_only: bool) -> None:
+        """Answer a (re)challenge: the challenge with its buttons, or a computer game begun."""
+        me = interaction.user
         if isinstance(result, LiveGame):
-            await answer(
+            facts = self.service.facts(result)
+            message = await answer(
                 interaction, private=False,
                 content=f"{me.mention} is playing against the computer "
-                        f"({result.computer_level}; {_terms(result.match.rules)}). Good luck!",
+                        f"({result.computer_level}; {_terms(facts.rules)}). Good luck!",
                 allowed_mentions=discord.AllowedMentions.none(),
             )
-            await self.bot.game_started(result)
+            await self.bot.game_started(result, origin_message_id=message.id)
             return
-        row: ChallengeRow = result
+        row = result
         terms = _terms(RuleSet.from_dict(row.rules)) + " · " + self.bot.ledger.terms(
-            row.stake_cents, row.per_card_cents, row.currency, settings.points_only)
+            row.stake_cents, row.per_card_cents, row.currency, points_only)
         embed = discord.Embed(
             title="A challenge!",
-            description=(f"{me.mention} challenges {opponent.mention} to Spite & Malice.\n"
+            description=(f"{me.mention} challenges <@{row.opponent_id}> to Spite & Malice.\n"
                          f"**Terms:** {terms}\n"
                          f"Expires <t:{int(row.expires_at)}:R>."),
             colour=0xF5C542,
         )
         message = await answer(
             interaction, private=False,
-            content=opponent.mention, embed=embed, view=challenge_controls(row.id),
-            allowed_mentions=discord.AllowedMentions(users=[opponent]),
+            content=f"<@{row.opponent_id}>", embed=embed, view=challenge_controls(row.id),
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(row.opponent_id)]),
         )
         await self.service.set_challenge_message(row.id, message.id)
+
+    async def on_rematch(self, interaction: Interaction, game_id: int) -> None:
+        """Rematch on a result: the same terms to the same opponent, as a new challenge."""
+        await think(interaction, private=False)
+        live = await self.service.game(game_id)
+        seat = self.service.seat(live, interaction.user.id)
+        result = await self.service.rematch(game_id, interaction.user.id,
+                                            (live.names[seat], live.names[1 - seat]))
+        settings = await self.service.settings(live.guild_id)
+        await self._post_challenge(interaction, result, settings.points_only)
 
     async def on_challenge_button(
         self, interaction: Interaction, challenge_id: int, action: str
@@ -199,13 +216,17 @@ class GamesCog(commands.Cog):
             await interaction.edit_original_response(
                 content=EXPIRED, embed=None, view=challenge_controls(challenge_id, disabled=True))
             raise
+        if live is not None:
+            # The game's thread opens from this message; the message then says where to play.
+            assert interaction.message is not None
+            thread = await self.bot.game_started(live, origin_message_id=interaction.message.id)
+            if thread is not None:
+                text = f"✅ <@{row.opponent_id}> accepted: game on in <#{thread}>!"
         await interaction.edit_original_response(
             content=text, embed=_settled_embed(interaction.message, status),
             view=challenge_controls(challenge_id, disabled=True),
             allowed_mentions=discord.AllowedMentions.none(),
         )
-        if live is not None:
-            await self.bot.game_started(live)
 
     # ------------------------------------------------------------------ playing
 
@@ -378,6 +399,7 @@ class GamesCog(commands.Cog):
         per_card_kings="Default per-card stake for kings challenges",
         stake_classic="Default flat stake for classic challenges",
         per_card_classic="Default per-card stake for classic challenges",
+        threads="Play each game in a thread of its own (needs Create Public Threads)",
     )
     @app_commands.choices(rules=RULE_CHOICES)
     @app_commands.guild_only()
@@ -396,6 +418,7 @@ class GamesCog(commands.Cog):
         per_card_kings: str | None = None,
         stake_classic: str | None = None,
         per_card_classic: str | None = None,
+        threads: bool | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         rules = _one_of(rules, RULE_NAMES, "rule set")
@@ -429,6 +452,8 @@ class GamesCog(commands.Cog):
             changes["refill_empty_hand"] = int(refill_empty_hand)
         if king_starts_stack is not None:
             changes["king_starts_stack"] = int(king_starts_stack)
+        if threads is not None:
+            changes["use_threads"] = int(threads)
         if challenge_expiry_minutes is not None:
             changes["challenge_expiry_s"] = int(challenge_expiry_minutes) * 60
         if reminder_hours is not None:
@@ -471,5 +496,6 @@ def _settings_text(s: GuildSettings) -> str:
             f"**{'on' if s.king_starts_stack else 'off'}**\n"
             f"• Challenges expire after **{s.challenge_expiry_s // 60} min**\n"
             f"• Reminder after **{s.reminder_s / 3600:g} h**, claim after "
-            f"**{s.claim_s / 3600:g} h**")
+            f"**{s.claim_s / 3600:g} h**\n"
+            f"• A thread for each game: **{'on' if s.use_threads else 'off'}**")
 

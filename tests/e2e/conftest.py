@@ -64,8 +64,21 @@ class World:
             await self.handles.pop().stop()
         self.bot = None
 
-    def public(self) -> list[FakeMessage]:
+    def threads(self) -> list[Any]:
+        """The threads opened in ``#general`` (one per game), oldest first."""
+        return sorted((c for c in self.guild.channels.values()
+                       if c.is_thread and c.parent_id == self.channel.id), key=lambda c: c.id)
+
+    def in_channel(self) -> list[FakeMessage]:
+        """Public messages in ``#general`` itself (not in its threads)."""
         return [m for m in self.fake.messages(self.channel) if not m.ephemeral]
+
+    def public(self) -> list[FakeMessage]:
+        """Every public message: ``#general`` and its games' threads, in posting order."""
+        messages = self.in_channel()
+        for thread in self.threads():
+            messages += [m for m in self.fake.messages(thread) if not m.ephemeral]
+        return sorted(messages, key=lambda m: m.id)
 
     def boards(self) -> list[FakeMessage]:
         return [m for m in self.public() if any(c.startswith("sm:hand:") for c in m.custom_ids())

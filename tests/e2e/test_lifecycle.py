@@ -179,7 +179,8 @@ async def test_a_stop_signal_draws_pending_boards_then_exits_cleanly(
         await fake.stop()
     logs = (out + err).decode()
     assert proc.returncode == 0, logs[-3000:]
-    boards = [m for m in fake.messages(channel) if m.attachments]
+    threads = [c for c in guild.channels.values() if c.is_thread]
+    boards = [m for where in (channel, *threads) for m in fake.messages(where) if m.attachments]
     assert len(boards) == 1, "the pending board was drawn before the bot stopped"
     assert "stopped" in logs
     assert "Traceback" not in logs and " ERROR " not in logs
