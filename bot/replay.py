@@ -225,7 +225,7 @@ def replay_saved(state: dict[str, Any], log: Sequence[tuple[int, str]],
     try:
         rules = RuleSet.from_dict(state["rules"])
         seed = int(state["seed"])
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ReplayError("The saved game has no readable rules or seed.") from exc
     replay = replay_match(rules, seed, log, names)
     if _normal(replay.final) != _normal(state):
