@@ -1,4 +1,5 @@
-"""Replays: from the rules, the seed and the saved moves back to every turn of a finished match.
+"""Replays: from the rules, the seed and the saved moves back to every turn of a finished match;
+the history service that lists finished games and decides who may see what.
 
 Matches are played here by the engine's own computer players, recording what the table looked
 like at the start of every turn as they go; the replay must give the same positions, end at
@@ -14,9 +15,13 @@ from typing import Any
 
 import pytest
 
+from bot.history import PAGE, HistoryService
 from bot.replay import ReplayError, move_list, replay_match, replay_saved
+from bot.service import GameService, LiveGame, UserError
+from bot.storage import Storage
 from engine import CLASSIC, KINGS, Card, Game, GameOver, Match, RuleSet, TurnEnded, View
 from engine.players import make_player
+from tests.support import Clock
 
 NAMES = ("Ann", "Ben")
 
@@ -242,3 +247,94 @@ def test_the_move_list_reproduces_the_match_with_its_own_recipe(
              for m in line.split()[2:]]
     game = Game.replay(played.match.rules, replay.game_seeds[0], first)
     assert game.result == played.match.results[0]
+
+
+# ---------------------------------------------------------------------- the history service
+
+ANN, BOB, CAROL = 101, 202, 303
+
+
+@pytest.fixture
+async def services(tmp_path: Path) -> Any:
+    clock = Clock(1_000_000.0)
+    storage = await Storage.open(tmp_path / "s.sqlite3", clock)
+    yield GameService(storage, computer_id=999, clock=clock), HistoryService(storage), clock
+    await storage.close()
+
+
+async def _start(service: Any, rules: str) -> Any:
+    row = await service.challenge(guild_id=1, channel_id=10, challenger_id=ANN,
+                                  opponent_id=BOB, opponent_is_bot=False, rules_name=rules,
+                                  names=("Ann", "Bob"))
+    assert not isinstance(row, LiveGame)
+    _, live = await service.accept(row.id, BOB)
+    return live
+
+
+async def test_a_game_played_through_the_service_replays_to_its_saved_row(services: Any) -> None:
+    service, history, _ = services
+    live = await _start(service, "classic")
+    with pytest.raises(UserError, match="still being played"):
+        await history.replay(live.id, 1)
+    players = [make_player("easy", 1), make_player("easy", 2)]
+    while not live.finished:
+        seat = live.match.game.turn
+        move = players[seat].choose(live.match.game.view(seat))
+        await service.play(live.id, live.players[seat], move.text)
+    row = await service.storage.get_game(live.id)
+    game = await history.replay(live.id, 1)
+    assert game.replay.final == row.state
+    assert game.replay.positions[-1].public == live.match.game.public_view()
+    assert await history.replay(live.id, 1) is game, "a finished game is replayed once"
+    with pytest.raises(UserError, match="no game"):
+        await history.replay(live.id, 2)  # another server's game is not there
+    with pytest.raises(UserError, match="Only the two players"):
+        history.hand_at(game, 0, CAROL)
+    with pytest.raises(UserError, match="isn't in this replay"):
+        history.hand_at(game, len(game.replay.positions), ANN)
+    assert history.hand_at(game, 0, BOB) == 1
+    result = live.match.results[0]
+    for user, seat in ((ANN, 0), (BOB, 1)):
+        page = await history.history(1, user, 0)
+        (entry,) = page.entries
+        assert entry.game_id == live.id and entry.rules == "classic" and entry.target is None
+        assert entry.opponent == ("Bob" if user == ANN else "Ann")
+        expected = "tie" if result.winner is None else "won" if result.winner == seat else "lost"
+        assert entry.outcome == expected
+        assert sum(entry.scores) == result.score
+    assert (await history.history(1, CAROL, 0)).entries == ()
+
+
+async def test_a_game_lost_on_time_says_so(services: Any) -> None:
+    service, history, clock = services
+    live = await _start(service, "kings")
+    idle = live.on_turn
+    other = ANN if idle == BOB else BOB
+    clock.now += live.claim_s + 1
+    await service.claim(live.id, other)
+    page = await history.history(1, other, 0)
+    (entry,) = page.entries
+    idle_name = live.names[live.seat_of(idle)]
+    assert entry.outcome == "won" and entry.how == f"{idle_name} lost on time"
+    game = await history.replay(live.id, 1)
+    text = history.move_list(game)
+    assert text.rstrip().endswith(f"{live.seat_of(idle)}: claim")
+    assert game.replay.resigned == live.seat_of(idle)
+
+
+async def test_history_pages(services: Any) -> None:
+    service, history, clock = services
+    ids = []
+    for _ in range(PAGE + 3):
+        live = await _start(service, "kings")
+        clock.now += 10
+        await service.resign(live.id, ANN)
+        ids.append(live.id)
+    first = await history.history(1, BOB, 0)
+    assert (first.page, first.pages, first.total) == (0, 2, PAGE + 3)
+    assert [e.game_id for e in first.entries] == ids[::-1][:PAGE]
+    assert all(e.outcome == "won" and e.how == "Ann resigned" for e in first.entries)
+    second = await history.history(1, BOB, 1)
+    assert [e.game_id for e in second.entries] == ids[::-1][PAGE:]
+    beyond = await history.history(1, BOB, 7)
+    assert beyond.page == 1 and beyond.entries == second.entries
