@@ -20,7 +20,7 @@ from .replay import Replay, ReplayError, move_list, replay_saved
 from .service import UserError
 from .storage import GameRow, Storage, StorageError
 
-__all__ = ["HistoryEntry", "HistoryPage", "HistoryService", "ReplayedGame"]
+__all__ = ["PAGE", "HistoryEntry", "HistoryPage", "HistoryService", "ReplayedGame", "check_index"]
 
 log = logging.getLogger(__name__)
 
