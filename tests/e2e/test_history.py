@@ -10,6 +10,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from engine import GameOver, Match, TurnEnded
 from tests.fakediscord.models import FakeMessage
 
 from .conftest import World, select_options
@@ -94,6 +95,44 @@ async def play_turns(world: World, turns: int) -> list[dict[int, list[str]]]:
     return seen
 
 
+def hidden_at_each_turn(live: Any, log: list[tuple[int, int, int | None, str]]
+                        ) -> list[set[str]]:
+    """Played again here with the engine alone: at each turn's start (and each game's end), the
+    cards then in a hand that no public place showed (as displayed)."""
+    match, _ = Match.new(live.match.rules, live.match.seed)
+    out: list[set[str]] = []
+
+    def note() -> None:
+        view = match.game.public_view()
+        public = {c.display for seat in (0, 1) for pile in view.sides[seat] for c in pile}
+        public |= {c.display for stack in view.centre for c in stack.cards}
+        public |= {c.display for c in view.payoff_tops if c is not None}
+        out.append({c.display for h in match.game.hands for c in h} - public)
+
+    note()
+    for _, seat, _, text in log:
+        events = match.resign(seat) if text in ("resign", "claim") else match.play(text, seat)
+        if any(isinstance(e, GameOver) for e in events):
+            note()
+            if not match.is_over:
+                match.next_game()
+                note()
+        elif any(isinstance(e, TurnEnded) for e in events):
+            note()
+    return out
+
+
+def assert_shows_none_of(message: FakeMessage, hidden: set[str]) -> None:
+    text = message.text()
+    lines = "\n".join(f["value"] for f in message.embeds[0].get("fields", [])
+                      if f["name"] == "What led here")
+    for card in hidden:
+        if card in lines:
+            continue  # named in a move made before this turn (another copy of the card)
+        assert not re.search(rf"(?<![0-9]){re.escape(card)}", text), (
+            f"{card}, then hidden in a hand, shows in the replay: {text[:300]}")
+
+
 # ---------------------------------------------------------------------- replay
 
 
@@ -116,9 +155,14 @@ async def test_a_spectator_steps_a_finished_match_from_first_to_last_turn(
     index, total = position(message)
     assert index == 1 and total > 10
     assert len(select_options_of(message)) <= 25
+    assert world.bot is not None
+    hidden = hidden_at_each_turn(live, await world.bot.storage.move_log(live.id))
+    assert len(hidden) == total
+    assert_shows_none_of(message, hidden[0])
     labels = []
     while enabled(message, step_id(message, "next")):
         message = await click(world, carol, message, step_id(message, "next"))
+        assert_shows_none_of(message, hidden[index])
         labels.append(message.embeds[0]["description"].split("**")[1])
         assert position(message) == (index + 1, total)
         index += 1
