@@ -130,6 +130,8 @@ class SpiteBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         from .cogs.games import GamesCog
+        from .cogs.history import DYNAMIC_ITEMS as HISTORY_ITEMS
+        from .cogs.history import HistoryCog
         from .cogs.money import DYNAMIC_ITEMS as MONEY_ITEMS
         from .cogs.money import MoneyCog
 
@@ -139,9 +141,10 @@ class SpiteBot(commands.Bot):
         self.service.listeners.append(self._on_game_change)
         self.boards = BoardPublisher(self, self.config.board_delay)
         self.ledger = LedgerService(self.storage)
-        self.add_dynamic_items(*DYNAMIC_ITEMS, *MONEY_ITEMS)
+        self.add_dynamic_items(*DYNAMIC_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS)
         await self.add_cog(GamesCog(self))
         await self.add_cog(MoneyCog(self))
+        await self.add_cog(HistoryCog(self))
         if self.config.guild_id:
             guild = discord.Object(id=self.config.guild_id)
             self.tree.copy_global_to(guild=guild)

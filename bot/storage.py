@@ -1258,6 +1258,36 @@ class Storage:
             row = await cur.fetchone()
         return int(row[0]) if row else 0
 
+    # ------------------------------------------------------------------ history and replay
+
+    @_serialised
+    async def finished_games(
+        self, guild_id: int, user_id: int, *, offset: int = 0, limit: int = 10,
+    ) -> tuple[list[tuple[GameRow, str | None]], int]:
+        """A page of the user's finished games in the server, the latest finished first, each
+        with the last entry of its move log (``claim`` tells a game lost on time from a
+        resignation), and how many there are in all. Damaged rows are skipped."""
+        where = ("FROM games WHERE guild_id = ? AND status = 'finished' AND "
+                 "(player0_id = ? OR player1_id = ?)")
+        args = (guild_id, user_id, user_id)
+        async with self._db.execute(f"SELECT COUNT(*) {where}", args) as cur:
+            row = await cur.fetchone()
+        total = int(row[0]) if row else 0
+        async with self._db.execute(
+            "SELECT *, (SELECT move FROM moves m WHERE m.game_id = games.id "
+            f"ORDER BY seq DESC LIMIT 1) AS last_move {where} "
+            "ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
+            (*args, max(0, limit), max(0, offset)),
+        ) as cur:
+            rows = await cur.fetchall()
+        out = []
+        for r in rows:
+            try:
+                out.append((_game(r), r["last_move"]))
+            except StorageError:
+                continue
+        return out, total
+
 
 def _challenge(row: aiosqlite.Row) -> ChallengeRow:
     return ChallengeRow(

@@ -258,6 +258,8 @@ HELP_TEXT = (
     "is a centre stack (`C1`…) or `S1`–`S4` (your side stack, ends your turn)\n"
     "`/pass` end your turn without discarding (classic)\n"
     "`/board` post the board again · `/games` your open games · `/resign` give up\n"
+    "`/history user` finished games and results · `/replay game` step through a finished "
+    "game turn by turn (players: your own hand at each turn), and get its moves as a file\n"
     "**Money and standings**\n"
     "`/ledger` who owes whom · `/ledger user` your notebook with them\n"
     "`/settle user amount` record a payment between you (`forgive`: let them off that much of "
