@@ -144,7 +144,7 @@ class SpiteBot(commands.Bot):
         self.add_dynamic_items(*DYNAMIC_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS)
         await self.add_cog(GamesCog(self))
         await self.add_cog(MoneyCog(self))
-        await self.add_cog(HistoryCog(self))
+        await self.add_cog(HistoryCog(self.storage))
         if self.config.guild_id:
             guild = discord.Object(id=self.config.guild_id)
             self.tree.copy_global_to(guild=guild)

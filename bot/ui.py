@@ -5,7 +5,7 @@ Callbacks stay thin: they answer first (a deferred response, within milliseconds
 Discord gives up after 3 s), then parse the id, call the ``GameService`` and follow up. A
 ``UserError`` becomes a private reply, anything else a private apology and one ERROR log line:
 discord.py 2.7 runs a ``DynamicItem``'s callback outside ``View.on_error`` (it only logs), so
-every item here guards its own callback (``_Guarded``). Templates (each ``custom_id`` is at
+every item here guards its own callback (``Guarded``). Templates (each ``custom_id`` is at
 most 100 characters):
 
 - ``sm:ch:<challenge>:<accept|decline|cancel>`` on a challenge;
@@ -51,6 +51,7 @@ __all__ = [
     "BackButton",
     "ChallengeButton",
     "ClaimButton",
+    "Guarded",
     "DYNAMIC_ITEMS",
     "MoveButton",
     "RematchButton",
@@ -109,7 +110,7 @@ async def reply_error(interaction: Interaction, message: str) -> None:
     await interaction.followup.send(message, ephemeral=True)
 
 
-class _Guarded:
+class Guarded:
     """Every click gets an answer: a refusal privately, a failure with an apology.
 
     Subclasses implement ``act``. The log names the item and its game, never the ``custom_id``
@@ -140,7 +141,7 @@ class _Guarded:
 
 
 class ChallengeButton(
-    _Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"sm:ch:(?P<id>\d+):(?P<action>accept|decline|cancel)",
 ):
     """Accept (the challenged player), Decline (the same) or Cancel (the challenger)."""
@@ -182,7 +183,7 @@ def challenge_controls(challenge_id: int, *, disabled: bool = False) -> discord.
 # ---------------------------------------------------------------------- the board
 
 
-class _GameButton(_Guarded):
+class _GameButton(Guarded):
     """Shared by the buttons whose ``custom_id`` is ``sm:<prefix>:<game id>``."""
 
     PREFIX = ""
@@ -269,7 +270,7 @@ def board_controls(game_id: int, finished: bool) -> discord.ui.View | None:
 
 
 class SourceSelect(
-    _Guarded, discord.ui.DynamicItem[discord.ui.Select[Any]],
+    Guarded, discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=r"sm:src:(?P<game>\d+):(?P<ver>\d+)",
 ):
     """The menu of cards the player may move now."""
@@ -313,7 +314,7 @@ class SourceSelect(
 
 
 class MoveButton(
-    _Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"sm:mv:(?P<game>\d+):(?P<ver>\d+):(?P<move>[^:]{1,12})",
 ):
     """A target for the chosen card, or Pass: makes the move."""

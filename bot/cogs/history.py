@@ -35,10 +35,10 @@ from ..history import HistoryPage, HistoryService, ReplayedGame, check_index
 from ..render import BoardInfo, render_board, render_hand
 from ..service import UserError
 from ..text import board_fields, card_text, clip, plural, result_text
-from ..ui import _Guarded, answer, think
+from ..ui import Guarded, answer, think
 
 if TYPE_CHECKING:
-    from ..client import SpiteBot
+    from ..storage import Storage
 
 __all__ = ["DYNAMIC_ITEMS", "HistoryCog", "history_payload", "replay_payload"]
 
@@ -49,7 +49,7 @@ _MAX_ID = 2**53
 
 
 def _service(interaction: Interaction) -> HistoryService:
-    cog = cast("SpiteBot", interaction.client).get_cog("HistoryCog")
+    cog = cast(commands.Bot, interaction.client).get_cog("HistoryCog")
     return cast(HistoryCog, cog).history
 
 
@@ -148,7 +148,7 @@ async def _show(interaction: Interaction, game_id: int, index: int) -> None:
 
 
 class ReplayStep(
-    _Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"sm:rp:(?P<game>\d+):(?P<pos>\d+):(?P<tag>first|prev|next|last)",
 ):
     """⏮ ◀ ▶ ⏭: show the position the button names."""
@@ -173,7 +173,7 @@ class ReplayStep(
 
 
 class ReplayJump(
-    _Guarded, discord.ui.DynamicItem[discord.ui.Select[Any]],
+    Guarded, discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=r"sm:rpj:(?P<game>\d+)",
 ):
     """The "jump to turn" menu: up to 25 positions spread over the match."""
@@ -207,7 +207,7 @@ class ReplayJump(
 
 
 class ReplayHand(
-    _Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"sm:rph:(?P<game>\d+):(?P<pos>\d+)",
 ):
     """Show the presser his own hand at this position, privately (players of the game only)."""
@@ -247,7 +247,7 @@ class ReplayHand(
 
 
 class ReplayMoves(
-    _Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"sm:rpm:(?P<game>\d+)",
 ):
     """The match's moves in the notation, as ``game-N.txt``."""
@@ -312,7 +312,7 @@ def history_payload(page: HistoryPage, reader: int) -> dict[str, Any]:
 
 
 class HistoryPageButton(
-    _Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"sm:hist:(?P<user>\d+):(?P<page>-?\d+):(?P<tag>newer|older)",
 ):
     """◀ Newer / Older ▶ through a player's finished games."""
@@ -340,7 +340,7 @@ class HistoryPageButton(
 
 
 class HistoryReplaySelect(
-    _Guarded, discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"sm:histr",
+    Guarded, discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"sm:histr",
 ):
     """Under a page of the history: open the replay of one of its games."""
 
@@ -378,9 +378,8 @@ DYNAMIC_ITEMS = (ReplayStep, ReplayJump, ReplayHand, ReplayMoves, HistoryPageBut
 class HistoryCog(commands.Cog):
     """``/history`` and ``/replay``."""
 
-    def __init__(self, bot: SpiteBot) -> None:
-        self.bot = bot
-        self.history = HistoryService(bot.storage)
+    def __init__(self, storage: Storage) -> None:
+        self.history = HistoryService(storage)
 
     @app_commands.command(name="history", description="A player's finished games in this "
                                                        "server, with their results.")
