@@ -25,7 +25,7 @@ from engine import RuleSet
 from .money import AmountError, format_amount, parse_amount
 from .service import UserError
 from .stakes import game_entry
-from .storage import GuildSettings, LedgerRow, SettlementRow, Storage
+from .storage import GuildSettings, LedgerRow, OwedExceeded, SettlementRow, Storage
 
 __all__ = ["MIN_RANKED_GAMES", "LedgerService", "Settled", "Standing", "Stats", "display_rating",
            "game_entry"]
@@ -258,9 +258,13 @@ class LedgerService:
                                     "record at most that.")
                 kind = "forgive" if forgive else "payment"
                 note = "forgiven" if forgive else "payment received"
-                row = await self.storage.add_entry(
-                    guild_id=guild_id, kind=kind, debtor_id=caller, creditor_id=other,
-                    amount_cents=amount, note=note, created_by=caller)
+                try:
+                    row = await self.storage.add_entry(
+                        guild_id=guild_id, kind=kind, debtor_id=caller, creditor_id=other,
+                        amount_cents=amount, note=note, created_by=caller, within_owed=True)
+                except OwedExceeded as exc:  # the notebook moved since the check above
+                    raise UserError(f"<@{other}> owes you {format_amount(exc.owed_cents, cur)}:"
+                                    " you can record at most that.") from None
                 assert row is not None
                 return Settled(kind, row, owed)
             if owed_by_caller == 0:
@@ -311,10 +315,18 @@ class LedgerService:
                     f"{now}, less than this payment of {format_amount(row.amount_cents, cur)}: "
                     "the notebook changed since it was recorded. Nothing was changed; "
                     "refuse it, and record what is left with /settle.")
-            entry = await self.storage.add_entry(
-                guild_id=row.guild_id, kind="payment", debtor_id=row.payee_id,
-                creditor_id=row.payer_id, amount_cents=row.amount_cents,
-                note="payment confirmed", created_by=row.payer_id, settlement_id=row.id)
+            try:
+                entry = await self.storage.add_entry(
+                    guild_id=row.guild_id, kind="payment", debtor_id=row.payee_id,
+                    creditor_id=row.payer_id, amount_cents=row.amount_cents,
+                    note="payment confirmed", created_by=row.payer_id, settlement_id=row.id,
+                    within_owed=True)
+            except OwedExceeded as exc:
+                cur = (await self.storage.get_settings(row.guild_id)).currency
+                raise UserError(
+                    f"<@{row.payer_id}> owes you {format_amount(exc.owed_cents, cur)} now, less "
+                    f"than this payment of {format_amount(row.amount_cents, cur)}. Nothing was "
+                    "changed; refuse it, and record what is left with /settle.") from None
         if entry is None:
             raise UserError("This payment was already answered.")
         refreshed = await self.storage.get_settlement(row.id)

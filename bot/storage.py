@@ -26,6 +26,7 @@ __all__ = [
     "GameEntry",
     "GameRow",
     "LedgerRow",
+    "OwedExceeded",
     "SettlementRow",
     "GuildSettings",
     "Storage",
@@ -35,6 +36,14 @@ __all__ = [
 
 class StorageError(RuntimeError):
     """A row that can't be read back (damaged data) or a database that can't be opened."""
+
+
+class OwedExceeded(ValueError):
+    """A settlement larger than what is owed in its direction (it would flip the debt)."""
+
+    def __init__(self, owed_cents: int) -> None:
+        super().__init__(f"only {owed_cents} cents are owed")
+        self.owed_cents = owed_cents
 
 
 MIGRATIONS: tuple[str, ...] = (
@@ -934,10 +943,16 @@ class Storage:
     async def add_entry(
         self, *, guild_id: int, kind: str, debtor_id: int, creditor_id: int, amount_cents: int,
         note: str | None, created_by: int | None, voids_id: int | None = None,
-        settlement_id: int | None = None,
+        settlement_id: int | None = None, within_owed: bool = False,
     ) -> LedgerRow | None:
         """Append a payment, forgiveness or void; returns it (``None`` if it was already done:
-        a void of a voided entry, or a settlement no longer open)."""
+        a void of a voided entry, or a settlement no longer open).
+
+        ``within_owed``: the line may only lower what ``creditor_id`` owes ``debtor_id`` (a
+        payment or forgiveness); checked in the same transaction as the write, so nothing
+        written meanwhile (another settlement, a game's result, from any process) can make it
+        flip the debt: ``OwedExceeded`` is raised and nothing is written.
+        """
         if kind not in ("payment", "forgive", "void"):
             raise ValueError(kind)
         now = self.clock()
@@ -945,6 +960,10 @@ class Storage:
         try:
             game: tuple[str, int | None, int] | None = None
             original: aiosqlite.Row | None = None
+            if within_owed:
+                owed = await self._owed(guild_id, creditor_id, debtor_id)
+                if amount_cents > owed:
+                    raise OwedExceeded(max(0, owed))  # rolled back below
             if settlement_id is not None:
                 cur = await self._db.execute(
                     "UPDATE settlements SET status = 'confirmed' WHERE id = ? AND status = 'open'",
@@ -1028,6 +1047,9 @@ class Storage:
     @_serialised
     async def pair_balance(self, guild_id: int, a: int, b: int) -> int:
         """Cents ``a`` owes ``b`` (negative: ``b`` owes ``a``)."""
+        return await self._owed(guild_id, a, b)
+
+    async def _owed(self, guild_id: int, a: int, b: int) -> int:
         low, high = min(a, b), max(a, b)
         async with self._db.execute(
             "SELECT owed_cents FROM pair_balances "

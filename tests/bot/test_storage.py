@@ -119,3 +119,29 @@ async def test_an_older_world_readable_database_is_made_private(tmp_path: Path) 
     db = await Storage.open(path)
     await db.close()
     assert path.stat().st_mode & 0o777 == 0o600
+
+
+async def test_a_settlement_is_capped_in_the_same_transaction_as_its_write(
+        storage: Storage) -> None:
+    # Bob (202) owes Ann (101) 5.00, set up with a line written without the cap.
+    from bot.storage import OwedExceeded
+    await storage.add_entry(guild_id=1, kind="payment", debtor_id=202, creditor_id=101,
+                            amount_cents=500, note="setup", created_by=101)
+    assert await storage.pair_balance(1, 202, 101) == 500
+    # Ann records 6.00 received: more than Bob owes, refused, nothing written.
+    with pytest.raises(OwedExceeded) as refused:
+        await storage.add_entry(guild_id=1, kind="payment", debtor_id=101, creditor_id=202,
+                                amount_cents=600, note="too much", created_by=101,
+                                within_owed=True)
+    assert refused.value.owed_cents == 500
+    assert await storage.pair_balance(1, 202, 101) == 500
+    row = await storage.add_entry(guild_id=1, kind="payment", debtor_id=101, creditor_id=202,
+                                  amount_cents=500, note="all of it", created_by=101,
+                                  within_owed=True)
+    assert row is not None and await storage.pair_balance(1, 202, 101) == 0
+    with pytest.raises(OwedExceeded):
+        await storage.add_entry(guild_id=1, kind="forgive", debtor_id=101, creditor_id=202,
+                                amount_cents=1, note="nothing owed", created_by=101,
+                                within_owed=True)
+    # The connection is still usable after a refused write.
+    assert await storage.pair_balance(1, 202, 101) == 0
