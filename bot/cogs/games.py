@@ -359,10 +359,11 @@ class GamesCog(commands.Cog):
             seat = live.seat_of(me)
             assert seat is not None
             turn = "your turn" if live.on_turn == me else "their turn"
-            where = (f"https://discord.com/channels/{live.guild_id}/{live.channel_id}/"
+            where = (f"https://discord.com/channels/{live.guild_id}/{live.board_channel_id}/"
                      f"{live.board_message_id}" if live.board_message_id
-                     else f"<#{live.channel_id}>")
-            lines.append(f"**#{live.id}** {live.match.rules.name} vs {live.names[1 - seat]} · "
+                     else f"<#{live.board_channel_id}>")
+            rules = self.service.facts(live).rules.name
+            lines.append(f"**#{live.id}** {rules} vs {live.names[1 - seat]} · "
                          f"{turn} · {where}")
         await answer(interaction, private=True, content="\n".join(lines))
 
