@@ -26,7 +26,7 @@ from ..ledger import LedgerService, describe_line
 from ..money import format_amount
 from ..render_tables import render_leaderboard, render_money_chart
 from ..service import UserError
-from ..ui import reply_error
+from ..ui import Guarded, reply_error
 
 if TYPE_CHECKING:
     from ..host import Host
@@ -102,7 +102,7 @@ async def head_to_head_payload(bot: Host, guild_id: int, a: int, b: int, page: i
             "allowed_mentions": discord.AllowedMentions.none()}
 
 
-class PageButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+class PageButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
                  template=r"sm:h2h:(?P<a>\d+):(?P<b>\d+):(?P<page>-?\d+)"):
     """Pages through the notebook between two players."""
 
@@ -118,7 +118,7 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> PageButton:
         return cls(int(match["a"]), int(match["b"]), int(match["page"]))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.user.id != self.a or interaction.guild_id is None:
             await reply_error(interaction, "This notebook page isn't yours; use /ledger.")
             return
@@ -128,7 +128,7 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         await interaction.edit_original_response(**payload)
 
 
-class CsvButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+class CsvButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
                 template=r"sm:csv:(?P<a>\d+):(?P<b>\d+)"):
     """Attaches the whole history between two players as CSV."""
 
@@ -142,7 +142,7 @@ class CsvButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> CsvButton:
         return cls(int(match["a"]), int(match["b"]))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.user.id != self.a or interaction.guild_id is None:
             await reply_error(interaction, "This notebook isn't yours; use /ledger.")
             return
@@ -158,7 +158,7 @@ class CsvButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
             file=discord.File(io.BytesIO(data), filename=f"ledger-{self.a}-{self.b}.csv"))
 
 
-class SettleButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+class SettleButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
                    template=r"sm:pay:(?P<id>\d+):(?P<answer>yes|no)"):
     """Confirm or refuse a payment (only the person paid may press)."""
 
@@ -174,7 +174,7 @@ class SettleButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> SettleButton:
         return cls(int(match["id"]), match["answer"])
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
         await interaction.response.defer()  # the prompt is edited in place once answered
         ledger = _money(interaction)
         try:

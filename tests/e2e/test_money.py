@@ -294,3 +294,26 @@ async def test_money_commands_and_buttons_answer_first(world: World, no_error_lo
                                                              game=game, reason="test")))
     assert "voided" in voided.content
     assert fake.latency_report().unanswered == 0
+
+
+async def test_a_failing_money_button_apologises_privately_and_logs_once(
+        world: World, no_error_logs, monkeypatch) -> None:
+    import logging
+
+    no_error_logs.allow("failed", logger="bot.ui")
+    assert world.bot is not None
+    await start_challenge(world, "classic", stake="0.50")
+    await resign(world, world.bob)
+    notebook = await (await world.fake.slash(world.alice, world.channel, "ledger",
+                                             user=world.bob)).message()
+    csv_id = next(c for c in notebook.custom_ids() if c.startswith("sm:csv:"))
+
+    async def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(world.bot.ledger, "csv_export", boom)
+    no_error_logs.clear()
+    reply = await (await world.fake.click(world.alice, notebook, csv_id)).settled()
+    assert reply.ephemeral and reply.content.startswith("Sorry, something went wrong")
+    errors = [r for r in no_error_logs.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and errors[0].exc_info is not None
