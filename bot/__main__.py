@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import sys
+import time
 
 from .config import Config, ConfigError
 
@@ -33,13 +34,36 @@ def configure_logging(level: str) -> None:
         logging.getLogger(name).setLevel(numeric)
 
 
-def main() -> int:
-    """Read the settings, then run the bot until it is stopped."""
+def health(config: Config, now: float | None = None) -> int:
+    """``python -m bot health``: 0 while the running bot's housekeeping loop keeps writing its
+    heartbeat (the Docker HEALTHCHECK), 1 with the reason otherwise."""
+    path = config.heartbeat_path
+    allowed = max(3 * config.tick, 180.0)
     try:
-        config = Config.from_env()
+        age = (time.time() if now is None else now) - path.stat().st_mtime
+    except FileNotFoundError:
+        print(f"unhealthy: no heartbeat at {path} (the bot isn't running, or not ready yet)")
+        return 1
+    if age > allowed:
+        print(f"unhealthy: the last heartbeat is {age:.0f} s old (allowed {allowed:.0f} s)")
+        return 1
+    print(f"healthy: heartbeat {age:.0f} s ago")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Read the settings, then run the bot until it is stopped (or check its health)."""
+    args = sys.argv[1:] if argv is None else argv
+    if args not in ([], ["health"]):
+        print("usage: python -m bot [health]", file=sys.stderr)
+        return 2
+    try:
+        config = Config.from_env(require_token=not args)
     except ConfigError as exc:
         print(f"spite-malice-bot: {exc}", file=sys.stderr)
         return 2
+    if args == ["health"]:
+        return health(config)
     configure_logging(config.log_level)
     from .client import run
 

@@ -373,9 +373,19 @@ class SpiteBot(commands.Bot):
         while not self.is_closed():
             try:
                 await self.tick()
+                self._beat()
             except Exception:
                 log.exception("housekeeping failed")
             await asyncio.sleep(self.config.tick)
+
+    def _beat(self) -> None:
+        # ``python -m bot health`` (Docker's HEALTHCHECK) reads this file's age.
+        path = self.config.heartbeat_path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
+        except OSError as exc:
+            log.warning("can't write the heartbeat %s: %s", path, exc)
 
     async def repair_boards(self) -> int:
         """Draw again every board that doesn't show its game's saved version (a move saved just

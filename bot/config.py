@@ -43,9 +43,19 @@ class Config:
     """Seconds the computer waits before each of its moves, so people can follow."""
     tick: float = 60.0
     """Seconds between checks for expired challenges, reminders and claims."""
+    heartbeat_file: str | None = None
+    """Where the housekeeping loop notes that it is alive (default: beside the database)."""
+
+    @property
+    def heartbeat_path(self) -> Path:
+        """The heartbeat file that ``python -m bot health`` reads."""
+        if self.heartbeat_file:
+            return Path(self.heartbeat_file)
+        return Path(f"{self.database}.heartbeat")
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, *, dotenv: bool = True) -> Config:
+    def from_env(cls, env: Mapping[str, str] | None = None, *, dotenv: bool = True,
+                 require_token: bool = True) -> Config:
         """Read the settings (``.env`` first fills in what the environment lacks)."""
         if env is None:
             if dotenv:
@@ -54,7 +64,7 @@ class Config:
                 load_dotenv(Path.cwd() / ".env", override=False)
             env = os.environ
         token = env.get("DISCORD_TOKEN", "").strip()
-        if not token:
+        if not token and require_token:
             raise ConfigError(TOKEN_HELP)
         log_level = env.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
         if log_level not in LOG_LEVELS:
@@ -72,6 +82,7 @@ class Config:
             board_delay=_seconds(env, "BOARD_DELAY_SECONDS", 1.0),
             computer_delay=_seconds(env, "COMPUTER_DELAY_SECONDS", 1.5),
             tick=_seconds(env, "TICK_SECONDS", 60.0),
+            heartbeat_file=env.get("HEARTBEAT_FILE", "").strip() or None,
         )
 
 

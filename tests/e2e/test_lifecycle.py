@@ -236,3 +236,13 @@ async def test_commands_and_clicks_while_stopping_are_turned_away_politely(
     release.set()
     await stopping
     await world.stop()
+
+
+async def test_the_running_bot_keeps_a_heartbeat_for_the_health_check(world: World) -> None:
+    from bot.__main__ import health
+
+    assert world.bot is not None
+    config = world.bot.config
+    await world.fake.wait_for(lambda: config.heartbeat_path.exists(), timeout=10,
+                              description="the first heartbeat")
+    assert health(config) == 0

@@ -1,0 +1,54 @@
+"""Deployment: the health check the Docker image runs, and the lock files CI and the image
+install from."""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+
+from bot.__main__ import health, main
+from bot.config import Config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_health_follows_the_heartbeat(tmp_path: Path, capsys) -> None:
+    config = Config(token="", database=str(tmp_path / "bot.sqlite3"), tick=60)
+    assert health(config) == 1 and "no heartbeat" in capsys.readouterr().out
+    config.heartbeat_path.touch()
+    assert health(config) == 0
+    old = config.heartbeat_path.stat().st_mtime - 1000
+    os.utime(config.heartbeat_path, (old, old))
+    assert health(config) == 1 and "old" in capsys.readouterr().out
+
+
+def test_health_needs_no_token_and_unknown_arguments_are_refused(tmp_path: Path,
+                                                                 monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    monkeypatch.setenv("DATABASE", str(tmp_path / "db.sqlite3"))
+    assert main(["health"]) == 1  # no token needed; no bot running
+    assert main(["banana"]) == 2
+
+
+def _names(lock: Path) -> set[str]:
+    return {re.sub(r"[_.]", "-", m.group(1).lower())
+            for m in re.finditer(r"^([A-Za-z0-9_.\-]+)==", lock.read_text(), re.M)}
+
+
+def _requirement_name(spec: str) -> str:
+    return re.sub(r"[_.]", "-", re.split(r"[<>=!~\[ ;]", spec, maxsplit=1)[0].lower())
+
+
+def test_the_lock_files_pin_every_dependency_with_hashes() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    runtime = {_requirement_name(d) for d in project["dependencies"]}
+    test = {_requirement_name(d) for d in project["optional-dependencies"]["test"]}
+    lock, test_lock = ROOT / "requirements.lock", ROOT / "requirements-test.lock"
+    assert runtime <= _names(lock), "run `uv pip compile` again (see the README)"
+    assert runtime | test <= _names(test_lock)
+    for path in (lock, test_lock):
+        pins = re.findall(r"^[A-Za-z0-9_.\-]+==\S+ \\$", path.read_text(), re.M)
+        assert pins and path.read_text().count("--hash=sha256:") >= len(pins)
