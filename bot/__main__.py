@@ -66,9 +66,14 @@ def main(argv: list[str] | None = None) -> int:
         return health(config)
     configure_logging(config.log_level)
     from .client import run
+    from .dblock import DatabaseInUse
 
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(run(config))
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(run(config))
+    except DatabaseInUse as exc:
+        print(f"spite-malice-bot: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

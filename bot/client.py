@@ -22,6 +22,7 @@ from discord.ext import commands
 
 from .board import BoardPublisher
 from .config import Config
+from .dblock import hold_database
 from .ledger import LedgerService
 from .money import format_amount
 from .service import GameService, LiveGame, MoveOutcome, UserError
@@ -442,6 +443,7 @@ class SpiteBot(commands.Bot):
 async def run(config: Config) -> None:
     """Run the bot until it is stopped: ``SIGTERM`` (``docker stop``) and ``SIGINT`` (Ctrl-C)
     stop it cleanly (see ``SpiteBot.close``)."""
+    database = hold_database(config.database)  # before anything: one process per SQLite file
     apply_endpoints(config)
     bot = SpiteBot(config)
     loop = asyncio.get_running_loop()
@@ -456,6 +458,8 @@ async def run(config: Config) -> None:
         await bot.close()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(signum)
+        if database is not None:
+            database.close()
 
 
 _closing: set[asyncio.Task[None]] = set()  # a strong reference while the stop runs

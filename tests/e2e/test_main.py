@@ -53,3 +53,32 @@ async def test_runs_against_the_fake_and_never_logs_the_token(tmp_path: Path) ->
     logs = (out + err).decode()
     assert "INFO" in logs or "DEBUG" in logs
     assert secret not in logs
+
+
+async def test_a_second_process_on_the_same_sqlite_file_is_refused(tmp_path: Path) -> None:
+    from bot.dblock import hold_database
+
+    db = tmp_path / "db" / "bot.sqlite3"
+    held = await asyncio.create_subprocess_exec(
+        sys.executable, "-c",
+        "import sys, time; from bot.dblock import hold_database; "
+        f"h = hold_database({str(db)!r}); print('held', flush=True); time.sleep(60)",
+        cwd=tmp_path, env=_env(PYTHONPATH=str(ROOT)), stdout=asyncio.subprocess.PIPE)
+    try:
+        assert held.stdout is not None
+        assert (await asyncio.wait_for(held.stdout.readline(), timeout=30)).strip() == b"held"
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", cwd=tmp_path,
+            env=_env(PYTHONPATH=str(ROOT), DISCORD_TOKEN="x" * 50, DATABASE=str(db),
+                     DISCORD_API_BASE="http://127.0.0.1:9/api/v10"),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        _, err = await asyncio.wait_for(proc.communicate(), timeout=60)
+        assert proc.returncode == 2, err.decode()[-2000:]
+        assert "Another bot process" in err.decode() and "PostgreSQL" in err.decode()
+    finally:
+        held.kill()
+        await held.wait()
+    # Once the other process is gone (even killed), the database is free again.
+    handle = hold_database(db)
+    assert handle is not None
+    handle.close()
