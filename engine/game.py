@@ -80,7 +80,75 @@ def _centre_fit_masks(rules: RuleSet) -> list[int]:
     return masks
 
 
-_FIT_CACHE: dict[RuleSet, list[int]] = {}
+def _subsets(row: Sequence[Move]) -> tuple[tuple[Move, ...], ...]:
+    """For every set of stacks (a bit mask of their indices), the moves of ``row`` to them."""
+    return tuple(tuple(row[i] for i in range(len(row)) if mask >> i & 1)
+                 for mask in range(1 << len(row)))
+
+
+class _Tables:
+    """Per rule set: the move generator's lookup tables.
+
+    Move generation is the engine's inner loop (every check, every computer move). A card fits
+    a centre stack by the rank the stack needs: a natural card only where its own rank is
+    needed, a wild card on any stack in play (and on an empty one where it may start a stack).
+    So the generator works out once per position which stacks need each rank (a bit mask of
+    stack indices per rank; index 0 holds the wild cards' stacks), and each source's moves are
+    then a lookup: the moves of that source to that set of stacks, built here once.
+    """
+
+    __slots__ = ("key", "wild_starts", "centre_hand", "centre_payoff", "centre_side",
+                 "side_hand", "all_sides", "side_states", "fit", "compulsory", "side_down",
+                 "may_pass")
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.compulsory = rules.compulsory_aces_twos
+        self.side_down = rules.side_down_or_same
+        self.may_pass = rules.may_pass
+        self.fit = fit = _centre_fit_masks(rules)
+        self.key: list[int] = []
+        """Per card code: the rank whose stacks it fits (0 for a wild card, 14 for none)."""
+        nonempty = sum(1 << r for r in range(2, rules.top_rank + 1))
+        wild_fit = None
+        for mask in fit:
+            if mask and not mask & (mask - 1):
+                self.key.append(mask.bit_length() - 1)
+            elif mask:
+                # A wild card: it must fit every stack in play, and maybe the empty ones.
+                if mask & nonempty != nonempty or wild_fit not in (None, mask):
+                    raise AssertionError("wild cards must fit every centre stack in play")
+                wild_fit = mask
+                self.key.append(0)
+            else:
+                self.key.append(14)
+        self.wild_starts = bool(wild_fit is not None and wild_fit >> ACE & 1)
+        """True when a wild card may start an empty centre stack (kings rule 17)."""
+        n = rules.centre_stacks
+        self.centre_hand = [_subsets(_HAND[code][Target.CENTRE][:n]) for code in range(_KINDS)]
+        self.centre_payoff = _subsets(_PAYOFF[Target.CENTRE][:n])
+        self.centre_side = [_subsets(_SIDE[s][Target.CENTRE][:n])
+                            for s in range(rules.side_stacks)]
+        m = rules.side_stacks
+        self.side_hand = [_subsets(_HAND[code][Target.SIDE][:m]) for code in range(_KINDS)]
+        self.all_sides = [(1 << m) - 1] * 14
+        self.side_states: dict[tuple[int, ...], list[int]] = {}
+        """Classic: side-stack states met so far (see ``Game._side_stacks_by_rank``)."""
+        """Kings (rule 18): every side stack takes every card, whatever its rank."""
+
+
+_KINDS = len(ALL_KINDS)
+_STATE_LIMIT = 50_000
+"""Side-stack states kept per rule set before the table starts afresh (a bound on memory)."""
+
+
+_ACCEPTED: dict[tuple[int, bool], tuple[int, ...]] = {}
+"""(side-stack top's rank mask or -1, four centre stacks) -> the ranks it takes (0: a joker)."""
+
+
+def _ranks(mask: int) -> tuple[int, ...]:
+    """The bits set in ``mask`` below 14 (ranks, and 0 for a joker)."""
+    return tuple(r for r in range(14) if mask >> r & 1)
+_TABLES: dict[RuleSet, _Tables] = {}
 
 
 class Game:
@@ -109,7 +177,11 @@ class Game:
         "history",
         "result",
         "_legal",
+        "_plays",
+        "_endings",
         "_fit",
+        "_tables",
+        "_side_memo",
     )
 
     rules: RuleSet
@@ -129,7 +201,11 @@ class Game:
     history: list[tuple[int, Move]]
     result: Result | None
     _legal: tuple[Move, ...] | None
+    _plays: tuple[Move, ...]
+    _endings: tuple[Move, ...]
     _fit: list[int]
+    _tables: _Tables
+    _side_memo: list[list[list[int] | None] | None]
 
     # ------------------------------------------------------------------ construction
 
@@ -153,10 +229,13 @@ class Game:
         self.history = []
         self.result = None
         self._legal = None
-        fit = _FIT_CACHE.get(rules)
-        if fit is None:
-            fit = _FIT_CACHE[rules] = _centre_fit_masks(rules)
-        self._fit = fit
+        self._plays = self._endings = ()
+        tables = _TABLES.get(rules)
+        if tables is None:
+            tables = _TABLES[rules] = _Tables(rules)
+        self._tables = tables
+        self._fit = tables.fit
+        self._side_memo = [None, None]
 
     @classmethod
     def new(cls, rules: RuleSet, seed: int) -> tuple[Game, list[Event]]:
@@ -165,13 +244,14 @@ class Game:
         if rules.payoff_from_pack_a:
             pack_a = full_pack()
             pack_b = full_pack(rules.jokers)
-            rng.shuffle(pack_a)
-            rng.shuffle(pack_b)
+            _shuffle(rng, pack_a)
+            _shuffle(rng, pack_b)
             order = pack_a + pack_b
         else:
             order = full_deck(rules)
-            rng.shuffle(order)
-        return cls.deal(rules, order, seed=seed)
+            _shuffle(rng, order)
+        # A shuffled full deck is the right deck, with pack A first: nothing here can fail.
+        return cls._deal(rules, order, seed)
 
     @classmethod
     def deal(
@@ -185,11 +265,16 @@ class Game:
         card in ``order`` being the first one drawn. ``seed`` drives later shuffles.
         """
         cards = [c if isinstance(c, Card) else Card.parse(c) for c in order]
-        game = cls(rules, seed)
         _check_deck(rules, cards)
         n = rules.payoff_size
         if rules.payoff_from_pack_a and any(c.is_joker for c in cards[: 2 * n]):
             raise SetupError("In classic the pay-off piles come from pack A, which has no jokers.")
+        return cls._deal(rules, cards, seed)
+
+    @classmethod
+    def _deal(cls, rules: RuleSet, cards: list[Card], seed: int) -> tuple[Game, list[Event]]:
+        game = cls(rules, seed)
+        n = rules.payoff_size
         game.payoffs = [cards[:n], cards[n : 2 * n]]
         rest = cards[2 * n :]
         h = rules.hand_size
@@ -208,8 +293,8 @@ class Game:
             if reshuffles > 1000:
                 raise SetupError("The pay-off piles cannot decide a first player.")
             rng = self._next_rng()
-            rng.shuffle(self.payoffs[0])
-            rng.shuffle(self.payoffs[1])
+            _shuffle(rng, self.payoffs[0])
+            _shuffle(rng, self.payoffs[1])
             reshuffles += 1
         self.first_player = self.turn = 0 if a.rank > b.rank else 1
         return Dealt((a, b), (len(self.payoffs[0]), len(self.payoffs[1])), reshuffles,
@@ -298,8 +383,24 @@ class Game:
         """
         legal = self._legal
         if legal is None:
-            legal = self._legal = tuple(self._generate()) if self.result is None else ()
+            legal = self._generate()
         return legal
+
+    def legal_plays(self) -> tuple[Move, ...]:
+        """The legal moves to a centre stack, in the order of ``legal_moves()``.
+
+        With a compulsory play due (classic rules 10, 11) these are the compulsory plays.
+        """
+        if self._legal is None:
+            self._generate()
+        return self._plays
+
+    def legal_endings(self) -> tuple[Move, ...]:
+        """The legal moves that end the turn, in the order of ``legal_moves()``: discards to a
+        side stack, then ``pass`` where it is legal (classic rule 14)."""
+        if self._legal is None:
+            self._generate()
+        return self._endings
 
     def is_legal(self, move: Move | str) -> bool:
         """True if ``move`` is legal for the player on turn now."""
@@ -353,80 +454,112 @@ class Game:
                     moves.extend(_HAND[card.code][Target.CENTRE][i] for i in on_ace)
         return moves
 
-    def _generate(self) -> list[Move]:
+    def _generate(self) -> tuple[Move, ...]:
         # The hot path of the engine (every check, every computer move): kept flat on purpose.
-        rules = self.rules
+        # Fills the three caches together: every legal move, the plays, the endings.
+        if self.result is not None:
+            self._plays = self._endings = self._legal = ()
+            return ()
+        tables = self._tables
+        key = tables.key
         p = self.turn
-        centre = self.centre
         payoff = self.payoffs[p]
-        sides = self.sides[p]
-        hand = self.hands[p]
-        side_down = rules.side_down_or_same
-        if rules.compulsory_aces_twos:
-            available = 0
-            for card in hand:
-                available |= 1 << card.rank
-            if payoff:
-                available |= 1 << payoff[-1].rank
-            for pile in sides:
-                if pile:
-                    available |= 1 << pile[-1].rank
-            if available & 0b110:
-                lengths = [len(c) for c in centre]
-                if (available & 0b10 and 0 in lengths) or (available & 0b100 and 1 in lengths):
-                    return self._compulsory()
-        fit = self._fit
-        needs = [(i, len(s) + 1) for i, s in enumerate(centre)]
-        # One bit per rank some centre stack needs: most cards fit none, and skip the loop.
-        needed = 0
-        for _, n in needs:
-            needed |= 1 << n
-        moves: list[Move] = []
+        # where[r]: the centre stacks (bit mask of indices) that need rank r; where[0]: those a
+        # wild card fits; where[14] stays empty (cards that fit nowhere).
+        where = [0] * 15
+        bit = 1
+        for stack in self.centre:
+            where[len(stack) + 1] |= bit
+            bit <<= 1
+        where[0] = bit - 1 if tables.wild_starts else (bit - 1) ^ where[1]
+        # Classic rules 10, 11: a natural Ace fits exactly the empty slots and a natural 2
+        # exactly the stacks showing an Ace, so the plays of sources keyed 1 and 2 are the
+        # compulsory plays; they are gathered on the way (aces first, as ``_compulsory`` does).
+        compulsory = tables.compulsory
+        aces: list[Move] = []
+        twos: list[Move] = []
+        plays: list[Move] = []
         if payoff:
-            mask = fit[payoff[-1].code]
-            if mask & needed:
-                row = _PAYOFF[Target.CENTRE]
-                for i, n in needs:
-                    if mask >> n & 1:
-                        moves.append(row[i])
-        for s, pile in enumerate(sides):
+            k = key[payoff[-1].code]
+            found = tables.centre_payoff[where[k]]
+            if found:
+                plays += found
+                if compulsory and 0 < k < 3:
+                    (aces if k == 1 else twos).extend(found)
+        for pile, rows in zip(self.sides[p], tables.centre_side, strict=True):
             if pile:
-                mask = fit[pile[-1].code]
-                if mask & needed:
-                    row = _SIDE[s][Target.CENTRE]
-                    for i, n in needs:
-                        if mask >> n & 1:
-                            moves.append(row[i])
-        accepts: list[tuple[int, int]] = []
-        if side_down:
-            four = self._centres_in_play() == rules.centre_stacks
-            for s, masks in enumerate(self.side_masks[p]):
-                accepts.append((s, _side_accepts_mask(masks[-1] if masks else -1, four)))
-        seen = 0
-        n_sides = rules.side_stacks
-        for card in hand:
-            code = card.code
-            if seen >> code & 1:
+                k = key[pile[-1].code]
+                found = rows[where[k]]
+                if found:
+                    plays += found
+                    if compulsory and 0 < k < 3:
+                        (aces if k == 1 else twos).extend(found)
+        legal = plays[:]
+        endings: list[Move] = []
+        stacks = self._side_stacks_by_rank(p) if tables.side_down else tables.all_sides
+        centre_hand = tables.centre_hand
+        side_hand = tables.side_hand
+        seen: list[Card] = []
+        for card in self.hands[p]:
+            if card in seen:
                 continue
-            seen |= 1 << code
-            mask = fit[code]
-            rows = _HAND[code]
-            if mask & needed:
-                row = rows[0]  # Target.CENTRE
-                for i, n in needs:
-                    if mask >> n & 1:
-                        moves.append(row[i])
-            row = rows[1]  # Target.SIDE
-            if side_down:
-                rank = card.rank
-                for s, acc in accepts:
-                    if acc >> rank & 1:
-                        moves.append(row[s])
-            else:
-                moves.extend(row[:n_sides])
-        if rules.may_pass:
-            moves.append(PASS)
-        return moves
+            seen.append(card)
+            code = card.code
+            k = key[code]
+            found = centre_hand[code][where[k]]
+            ends = side_hand[code][stacks[card.rank]]
+            if found:
+                plays += found
+                legal += found
+                if compulsory and 0 < k < 3:
+                    (aces if k == 1 else twos).extend(found)
+            endings += ends
+            legal += ends
+        if aces or twos:
+            due = self._plays = self._legal = tuple(aces + twos)
+            self._endings = ()
+            return due
+        if tables.may_pass:
+            endings.append(PASS)
+            legal.append(PASS)
+        self._plays = tuple(plays)
+        self._endings = tuple(endings)
+        result = self._legal = tuple(legal)
+        return result
+
+    def _side_stacks_by_rank(self, p: int) -> list[int]:
+        """Classic rules 12, 13: for each rank (0: a joker), the side stacks of seat ``p`` that
+        take it, as a bit mask of indices.
+
+        Kept per seat until that seat's side stacks change (``_apply`` forgets it), for each
+        answer to whether four centre stacks are in play; and looked up by the side-stack tops
+        in a table of the rule set, since the same few states recur all game long.
+        """
+        four = all(self.centre)
+        memo = self._side_memo[p]
+        if memo is None:
+            memo = self._side_memo[p] = [None, None]
+        stacks = memo[four]
+        if stacks is not None:
+            return stacks
+        state = (four, *[masks[-1] if masks else -1 for masks in self.side_masks[p]])
+        known = self._tables.side_states
+        stacks = known.get(state)
+        if stacks is None:
+            if len(known) >= _STATE_LIMIT:
+                known.clear()
+            stacks = [0] * 14
+            bit = 1
+            for top in state[1:]:
+                ranks = _ACCEPTED.get((top, four))
+                if ranks is None:
+                    ranks = _ACCEPTED[top, four] = _ranks(_side_accepts_mask(top, four))
+                for r in ranks:
+                    stacks[r] |= bit
+                bit <<= 1
+            known[state] = stacks
+        memo[four] = stacks
+        return stacks
 
     def _side_mask_after(self, p: int, s: int, card: Card, *, four: bool | None = None) -> int:
         """The ranks ``card`` would stand for on side stack ``s`` of seat ``p`` (0: not allowed)."""
@@ -503,7 +636,9 @@ class Game:
         else:
             card = self.sides[p][move.source_index].pop()
             self.side_masks[p][move.source_index].pop()
+            self._side_memo[p] = None
         if move.target is Target.SIDE:
+            self._side_memo[p] = None
             s = move.target_index
             mask = self._side_mask_after(p, s, card)
             self.sides[p][s].append(card)
@@ -521,7 +656,7 @@ class Game:
             # Rule 5: a complete stack is shuffled into the stock at once.
             self.stock.extend(stack)
             stack.clear()
-            self._next_rng().shuffle(self.stock)
+            _shuffle(self._next_rng(), self.stock)
             if events is not None:
                 events.append(StackCompleted(move.target_index, self.rules.top_rank,
                                              len(self.stock)))
@@ -821,6 +956,23 @@ class Game:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _shuffle(rng: random.Random, cards: list[Card]) -> None:
+    """``rng.shuffle(cards)``, the same permutation from the same generator, in fewer steps.
+
+    Saved games are replayed from their seed, so every shuffle must stay exactly this one (the
+    algorithm of ``random.shuffle`` in CPython 3.11, with its ``_randbelow`` written inline);
+    a test holds it to ``random.shuffle``.
+    """
+    getrandbits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def _side_result(top_mask: int, card: Card, four_centres: bool) -> int:
