@@ -182,6 +182,7 @@ class Game:
         "_fit",
         "_tables",
         "_side_memo",
+        "_where",
     )
 
     rules: RuleSet
@@ -201,11 +202,12 @@ class Game:
     history: list[tuple[int, Move]]
     result: Result | None
     _legal: tuple[Move, ...] | None
-    _plays: tuple[Move, ...]
-    _endings: tuple[Move, ...]
+    _plays: tuple[Move, ...] | None
+    _endings: tuple[Move, ...] | None
     _fit: list[int]
     _tables: _Tables
     _side_memo: list[list[list[int] | None] | None]
+    _where: list[int] | None
 
     # ------------------------------------------------------------------ construction
 
@@ -228,14 +230,14 @@ class Game:
         self.first_player = 0
         self.history = []
         self.result = None
-        self._legal = None
-        self._plays = self._endings = ()
+        self._legal = self._plays = self._endings = None
         tables = _TABLES.get(rules)
         if tables is None:
             tables = _TABLES[rules] = _Tables(rules)
         self._tables = tables
         self._fit = tables.fit
         self._side_memo = [None, None]
+        self._where = None
 
     @classmethod
     def new(cls, rules: RuleSet, seed: int) -> tuple[Game, list[Event]]:
@@ -391,16 +393,19 @@ class Game:
 
         With a compulsory play due (classic rules 10, 11) these are the compulsory plays.
         """
-        if self._legal is None:
-            self._generate()
-        return self._plays
+        plays = self._plays
+        if plays is None:
+            plays = self._generate_plays()
+        return plays
 
     def legal_endings(self) -> tuple[Move, ...]:
         """The legal moves that end the turn, in the order of ``legal_moves()``: discards to a
         side stack, then ``pass`` where it is legal (classic rule 14)."""
-        if self._legal is None:
-            self._generate()
-        return self._endings
+        endings = self._endings
+        if endings is None:
+            centre = Target.CENTRE
+            endings = self._endings = tuple(m for m in self.legal_moves() if m.target is not centre)
+        return endings
 
     def is_legal(self, move: Move | str) -> bool:
         """True if ``move`` is legal for the player on turn now."""
@@ -456,7 +461,8 @@ class Game:
 
     def _generate(self) -> tuple[Move, ...]:
         # The hot path of the engine (every check, every computer move): kept flat on purpose.
-        # Fills the three caches together: every legal move, the plays, the endings.
+        # Builds the list of every legal move; the plays and the endings are found apart when
+        # asked for (``legal_plays``, ``legal_endings``).
         if self.result is not None:
             self._plays = self._endings = self._legal = ()
             return ()
@@ -464,17 +470,84 @@ class Game:
         key = tables.key
         p = self.turn
         payoff = self.payoffs[p]
-        # where[r]: the centre stacks (bit mask of indices) that need rank r; where[0]: those a
-        # wild card fits; where[14] stays empty (cards that fit nowhere).
+        where = self._where
+        if where is None:
+            where = self._centre_needs()
+        # Classic rules 10, 11: a natural Ace fits exactly the empty slots and a natural 2
+        # exactly the stacks showing an Ace, so the plays of sources keyed 1 and 2 are the
+        # compulsory plays; they are gathered on the way (aces first, as ``_compulsory`` does).
+        compulsory = tables.compulsory
+        aces: list[Move] = []
+        twos: list[Move] = []
+        legal: list[Move] = []
+        if payoff:
+            k = key[payoff[-1].code]
+            found = tables.centre_payoff[where[k]]
+            if found:
+                legal += found
+                if compulsory and 0 < k < 3:
+                    (aces if k == 1 else twos).extend(found)
+        for pile, rows in zip(self.sides[p], tables.centre_side, strict=True):
+            if pile:
+                k = key[pile[-1].code]
+                found = rows[where[k]]
+                if found:
+                    legal += found
+                    if compulsory and 0 < k < 3:
+                        (aces if k == 1 else twos).extend(found)
+        stacks = self._side_stacks_by_rank(p) if tables.side_down else tables.all_sides
+        centre_hand = tables.centre_hand
+        side_hand = tables.side_hand
+        seen: list[Card] = []
+        for card in self.hands[p]:
+            if card in seen:
+                continue
+            seen.append(card)
+            code = card.code
+            k = key[code]
+            found = centre_hand[code][where[k]]
+            if found:
+                legal += found
+                if compulsory and 0 < k < 3:
+                    (aces if k == 1 else twos).extend(found)
+            legal += side_hand[code][stacks[card.rank]]
+        if aces or twos:
+            due = self._plays = self._legal = tuple(aces + twos)
+            self._endings = ()
+            return due
+        if tables.may_pass:
+            legal.append(PASS)
+        result = self._legal = tuple(legal)
+        return result
+
+    def _centre_needs(self) -> list[int]:
+        """Which centre stacks need which rank: ``where[r]`` is the bit mask of the stacks that
+        need rank r, ``where[0]`` of those a wild card fits; ``where[14]`` stays empty (for the
+        cards that fit nowhere). Kept until a card goes to the centre (``_apply`` forgets it).
+        """
         where = [0] * 15
         bit = 1
         for stack in self.centre:
             where[len(stack) + 1] |= bit
             bit <<= 1
-        where[0] = bit - 1 if tables.wild_starts else (bit - 1) ^ where[1]
-        # Classic rules 10, 11: a natural Ace fits exactly the empty slots and a natural 2
-        # exactly the stacks showing an Ace, so the plays of sources keyed 1 and 2 are the
-        # compulsory plays; they are gathered on the way (aces first, as ``_compulsory`` does).
+        where[0] = bit - 1 if self._tables.wild_starts else (bit - 1) ^ where[1]
+        self._where = where
+        return where
+
+    def _generate_plays(self) -> tuple[Move, ...]:
+        # ``_generate`` without the endings, for callers that look at plays first: a hand card
+        # that fits no centre stack costs a lookup. Compulsory plays are plays, so they are
+        # decided here the same way.
+        if self.result is not None:
+            self._plays = self._endings = self._legal = ()
+            return ()
+        tables = self._tables
+        key = tables.key
+        p = self.turn
+        payoff = self.payoffs[p]
+        where = self._where
+        if where is None:
+            where = self._centre_needs()
         compulsory = tables.compulsory
         aces: list[Move] = []
         twos: list[Move] = []
@@ -494,37 +567,23 @@ class Game:
                     plays += found
                     if compulsory and 0 < k < 3:
                         (aces if k == 1 else twos).extend(found)
-        legal = plays[:]
-        endings: list[Move] = []
-        stacks = self._side_stacks_by_rank(p) if tables.side_down else tables.all_sides
         centre_hand = tables.centre_hand
-        side_hand = tables.side_hand
-        seen: list[Card] = []
         for card in self.hands[p]:
-            if card in seen:
-                continue
-            seen.append(card)
             code = card.code
             k = key[code]
-            found = centre_hand[code][where[k]]
-            ends = side_hand[code][stacks[card.rank]]
-            if found:
+            stacks = where[k]
+            if stacks:
+                found = centre_hand[code][stacks]
+                if found[0] in plays:
+                    continue  # a second copy of a card already counted
                 plays += found
-                legal += found
                 if compulsory and 0 < k < 3:
                     (aces if k == 1 else twos).extend(found)
-            endings += ends
-            legal += ends
         if aces or twos:
             due = self._plays = self._legal = tuple(aces + twos)
             self._endings = ()
             return due
-        if tables.may_pass:
-            endings.append(PASS)
-            legal.append(PASS)
-        self._plays = tuple(plays)
-        self._endings = tuple(endings)
-        result = self._legal = tuple(legal)
+        result = self._plays = tuple(plays)
         return result
 
     def _side_stacks_by_rank(self, p: int) -> list[int]:
@@ -615,7 +674,7 @@ class Game:
     def _apply(self, move: Move, events: list[Event] | None) -> None:
         # ``events`` is None for ``push``: the same changes, no records built.
         p = self.turn
-        self._legal = None
+        self._legal = self._plays = self._endings = None
         self.history.append((p, move))
         if move is PASS:
             if events is not None:
@@ -649,6 +708,7 @@ class Game:
             return
         stack = self.centre[move.target_index]
         stack.append(card)
+        self._where = None
         self.plays_this_turn += 1
         if events is not None:
             events.append(Played(p, move, card, move.target_index, len(stack), revealed))
@@ -713,7 +773,7 @@ class Game:
         self, events: list[Event] | None, winner: int | None, score: int, reason: EndReason
     ) -> None:
         self.result = Result(winner, score, reason, (len(self.payoffs[0]), len(self.payoffs[1])))
-        self._legal = None
+        self._legal = self._plays = self._endings = None
         if events is not None:
             events.append(GameOver(self.result))
 
