@@ -98,8 +98,8 @@ class _Tables:
     """
 
     __slots__ = ("key", "wild_starts", "centre_hand", "centre_payoff", "centre_side",
-                 "side_hand", "all_sides", "side_states", "fit", "compulsory", "side_down",
-                 "may_pass")
+                 "side_hand", "hand_moves", "all_sides", "side_states", "fit", "compulsory",
+                 "side_down", "may_pass")
 
     def __init__(self, rules: RuleSet) -> None:
         self.compulsory = rules.compulsory_aces_twos
@@ -130,6 +130,10 @@ class _Tables:
                             for s in range(rules.side_stacks)]
         m = rules.side_stacks
         self.side_hand = [_subsets(_HAND[code][Target.SIDE][:m]) for code in range(_KINDS)]
+        self.hand_moves = [[[to_centre + to_side for to_side in self.side_hand[code]]
+                            for to_centre in self.centre_hand[code]] for code in range(_KINDS)]
+        """Per card code, set of centre stacks and set of side stacks: its moves to them, in
+        the order of ``legal_moves()`` (plays first)."""
         self.all_sides = [(1 << m) - 1] * 14
         self.side_states: dict[tuple[int, ...], list[int]] = {}
         """Classic: side-stack states met so far (see ``Game._side_stacks_by_rank``)."""
@@ -137,6 +141,9 @@ class _Tables:
 
 
 _KINDS = len(ALL_KINDS)
+_FROM_HAND, _FROM_PAYOFF = Source.HAND, Source.PAYOFF
+_TO_CENTRE, _TO_SIDE = Target.CENTRE, Target.SIDE
+"""Enum members as globals: the hot paths read them often, and a global read is quicker."""
 _STATE_LIMIT = 50_000
 """Side-stack states kept per rule set before the table starts afresh (a bound on memory)."""
 
@@ -403,8 +410,8 @@ class Game:
         side stack, then ``pass`` where it is legal (classic rule 14)."""
         endings = self._endings
         if endings is None:
-            centre = Target.CENTRE
-            endings = self._endings = tuple(m for m in self.legal_moves() if m.target is not centre)
+            endings = self._endings = tuple(m for m in self.legal_moves() if m.target is not
+                                            _TO_CENTRE)
         return endings
 
     def is_legal(self, move: Move | str) -> bool:
@@ -496,8 +503,7 @@ class Game:
                     if compulsory and 0 < k < 3:
                         (aces if k == 1 else twos).extend(found)
         stacks = self._side_stacks_by_rank(p) if tables.side_down else tables.all_sides
-        centre_hand = tables.centre_hand
-        side_hand = tables.side_hand
+        hand_moves = tables.hand_moves
         seen: list[Card] = []
         for card in self.hands[p]:
             if card in seen:
@@ -505,12 +511,10 @@ class Game:
             seen.append(card)
             code = card.code
             k = key[code]
-            found = centre_hand[code][where[k]]
-            if found:
-                legal += found
-                if compulsory and 0 < k < 3:
-                    (aces if k == 1 else twos).extend(found)
-            legal += side_hand[code][stacks[card.rank]]
+            centre = where[k]
+            legal += hand_moves[code][centre][stacks[card.rank]]
+            if compulsory and centre and 0 < k < 3:
+                (aces if k == 1 else twos).extend(tables.centre_hand[code][centre])
         if aces or twos:
             due = self._plays = self._legal = tuple(aces + twos)
             self._endings = ()
@@ -523,7 +527,7 @@ class Game:
     def _centre_needs(self) -> list[int]:
         """Which centre stacks need which rank: ``where[r]`` is the bit mask of the stacks that
         need rank r, ``where[0]`` of those a wild card fits; ``where[14]`` stays empty (for the
-        cards that fit nowhere). Kept until a card goes to the centre (``_apply`` forgets it).
+        cards that fit nowhere). Kept until a card goes to the centre (``push`` forgets it).
         """
         where = [0] * 15
         bit = 1
@@ -590,7 +594,7 @@ class Game:
         """Classic rules 12, 13: for each rank (0: a joker), the side stacks of seat ``p`` that
         take it, as a bit mask of indices.
 
-        Kept per seat until that seat's side stacks change (``_apply`` forgets it), for each
+        Kept per seat until that seat's side stacks change (``push`` forgets it), for each
         answer to whether four centre stacks are in play; and looked up by the side-stack tops
         in a table of the rule set, since the same few states recur all game long.
         """
@@ -626,7 +630,7 @@ class Game:
             return 1 << card.rank if not card.is_joker else _RANKS_2_TO_K
         masks = self.side_masks[p][s]
         if four is None:
-            four = self._centres_in_play() == self.rules.centre_stacks
+            four = all(self.centre)
         return _side_result(masks[-1] if masks else -1, card, four)
 
     # ------------------------------------------------------------------ playing
@@ -646,7 +650,7 @@ class Game:
         if move not in self.legal_moves():
             raise IllegalMoveError(self.explain(move))
         events: list[Event] = []
-        self._apply(move, events)
+        self.push(move, events)
         return events
 
     def _parse(self, text: str) -> Move:
@@ -661,18 +665,16 @@ class Game:
             Move.parse(text, centre_stacks=self.rules.centre_stacks)  # the same refusal, in
             raise  # this rule set's words (it can't succeed where the wider parse failed)
 
-    def push(self, move: Move) -> None:
+    def push(self, move: Move, _events: list[Event] | None = None) -> None:
         """Make ``move`` without building events: for the computer players, the arena and the
         benchmark, which take their moves from ``legal_moves()``.
 
         The move is not checked: it must be one of ``legal_moves()`` now (an illegal move would
         leave the game broken). Moves from anywhere else, a player's or a saved game's, go
-        through ``play()``, which checks them and says why one is refused.
+        through ``play()``, which checks them, says why one is refused, and returns the events
+        (it passes ``_events`` to collect them).
         """
-        self._apply(move, None)
-
-    def _apply(self, move: Move, events: list[Event] | None) -> None:
-        # ``events`` is None for ``push``: the same changes, no records built.
+        events = _events
         p = self.turn
         self._legal = self._plays = self._endings = None
         self.history.append((p, move))
@@ -684,11 +686,11 @@ class Game:
         source = move.source
         hand = self.hands[p]
         revealed: Card | None = None
-        if source is Source.HAND:
+        if source is _FROM_HAND:
             card = move.card
             assert card is not None
             hand.remove(card)
-        elif source is Source.PAYOFF:
+        elif source is _FROM_PAYOFF:
             payoff = self.payoffs[p]
             card = payoff.pop()
             revealed = payoff[-1] if payoff else None
@@ -696,10 +698,14 @@ class Game:
             card = self.sides[p][move.source_index].pop()
             self.side_masks[p][move.source_index].pop()
             self._side_memo[p] = None
-        if move.target is Target.SIDE:
+        if move.target is _TO_SIDE:
             self._side_memo[p] = None
             s = move.target_index
-            mask = self._side_mask_after(p, s, card)
+            if self._tables.side_down:
+                masks = self.side_masks[p][s]
+                mask = _side_result(masks[-1] if masks else -1, card, all(self.centre))
+            else:
+                mask = _RANKS_2_TO_K if card.is_joker else 1 << card.rank
             self.sides[p][s].append(card)
             self.side_masks[p][s].append(mask)
             if events is not None:
@@ -712,18 +718,19 @@ class Game:
         self.plays_this_turn += 1
         if events is not None:
             events.append(Played(p, move, card, move.target_index, len(stack), revealed))
-        if len(stack) == self.rules.top_rank:
+        rules = self.rules
+        if len(stack) == rules.top_rank:
             # Rule 5: a complete stack is shuffled into the stock at once.
             self.stock.extend(stack)
             stack.clear()
             _shuffle(self._next_rng(), self.stock)
             if events is not None:
-                events.append(StackCompleted(move.target_index, self.rules.top_rank,
+                events.append(StackCompleted(move.target_index, rules.top_rank,
                                              len(self.stock)))
-        if source is Source.PAYOFF and revealed is None:
+        if revealed is None and source is _FROM_PAYOFF:
             # Rule 7: the last pay-off card wins at once.
             self._finish(events, p, len(self.payoffs[1 - p]), EndReason.PAYOFF_EMPTIED)
-        elif not hand and self.rules.refill_empty_hand:
+        elif not hand and rules.refill_empty_hand:
             self._draw(events, p)  # rule 6
 
     def _draw(self, events: list[Event] | None, p: int) -> None:
