@@ -130,14 +130,21 @@ class _Tables:
                             for s in range(rules.side_stacks)]
         m = rules.side_stacks
         self.side_hand = [_subsets(_HAND[code][Target.SIDE][:m]) for code in range(_KINDS)]
-        self.hand_moves = [[[to_centre + to_side for to_side in self.side_hand[code]]
-                            for to_centre in self.centre_hand[code]] for code in range(_KINDS)]
+        self.hand_moves: list[list[list[tuple[Move, ...]] | None]] = [
+            [None] * (1 << n) for _ in range(_KINDS)]
         """Per card code, set of centre stacks and set of side stacks: its moves to them, in
-        the order of ``legal_moves()`` (plays first)."""
+        the order of ``legal_moves()`` (plays first); a row is built when first needed."""
         self.all_sides = [(1 << m) - 1] * 14
+        """Kings (rule 18): every side stack takes every card, whatever its rank."""
         self.side_states: dict[tuple[int, ...], list[int]] = {}
         """Classic: side-stack states met so far (see ``Game._side_stacks_by_rank``)."""
-        """Kings (rule 18): every side stack takes every card, whatever its rank."""
+
+    def hand_row(self, code: int, centre: int) -> list[tuple[Move, ...]]:
+        """``hand_moves[code][centre]``, built now."""
+        to_centre = self.centre_hand[code][centre]
+        row = [to_centre + to_side for to_side in self.side_hand[code]]
+        self.hand_moves[code][centre] = row
+        return row
 
 
 _KINDS = len(ALL_KINDS)
@@ -502,19 +509,32 @@ class Game:
                     legal += found
                     if compulsory and 0 < k < 3:
                         (aces if k == 1 else twos).extend(found)
-        stacks = self._side_stacks_by_rank(p) if tables.side_down else tables.all_sides
+        if tables.side_down:
+            memo = self._side_memo[p]
+            stacks = memo[all(self.centre)] if memo is not None else None
+            if stacks is None:
+                stacks = self._side_stacks_by_rank(p)
+        else:
+            stacks = tables.all_sides
         hand_moves = tables.hand_moves
-        seen: list[Card] = []
+        side_hand = tables.side_hand
+        seen: list[int] = []  # codes: ints compare quicker than cards
         for card in self.hands[p]:
-            if card in seen:
-                continue
-            seen.append(card)
             code = card.code
+            if code in seen:
+                continue
+            seen.append(code)
             k = key[code]
             centre = where[k]
-            legal += hand_moves[code][centre][stacks[card.rank]]
-            if compulsory and centre and 0 < k < 3:
-                (aces if k == 1 else twos).extend(tables.centre_hand[code][centre])
+            if centre:
+                row = hand_moves[code][centre]
+                if row is None:
+                    row = tables.hand_row(code, centre)
+                legal += row[stacks[card.rank]]
+                if compulsory and 0 < k < 3:
+                    (aces if k == 1 else twos).extend(tables.centre_hand[code][centre])
+            else:
+                legal += side_hand[code][stacks[card.rank]]
         if aces or twos:
             due = self._plays = self._legal = tuple(aces + twos)
             self._endings = ()
