@@ -98,7 +98,7 @@ class _Tables:
     """
 
     __slots__ = ("key", "wild_starts", "centre_hand", "centre_payoff", "centre_side",
-                 "side_hand", "hand_moves", "all_sides", "side_states", "fit", "compulsory",
+                 "side_hand", "hand_moves", "all_sides", "fit", "compulsory",
                  "side_down", "may_pass")
 
     def __init__(self, rules: RuleSet) -> None:
@@ -134,10 +134,9 @@ class _Tables:
             [None] * (1 << n) for _ in range(_KINDS)]
         """Per card code, set of centre stacks and set of side stacks: its moves to them, in
         the order of ``legal_moves()`` (plays first); a row is built when first needed."""
-        self.all_sides = [(1 << m) - 1] * 14
-        """Kings (rule 18): every side stack takes every card, whatever its rank."""
-        self.side_states: dict[tuple[int, ...], list[int]] = {}
-        """Classic: side-stack states met so far (see ``Game._side_stacks_by_rank``)."""
+        self.all_sides = sum(((1 << m) - 1) << (4 * r) for r in range(14))
+        """Kings (rule 18): every side stack takes every card, whatever its rank (packed as
+        ``Game._side_stacks`` packs them)."""
 
     def hand_row(self, code: int, centre: int) -> list[tuple[Move, ...]]:
         """``hand_moves[code][centre]``, built now."""
@@ -151,18 +150,17 @@ _KINDS = len(ALL_KINDS)
 _FROM_HAND, _FROM_PAYOFF = Source.HAND, Source.PAYOFF
 _TO_CENTRE, _TO_SIDE = Target.CENTRE, Target.SIDE
 """Enum members as globals: the hot paths read them often, and a global read is quicker."""
-_STATE_LIMIT = 50_000
-"""Side-stack states kept per rule set before the table starts afresh (a bound on memory)."""
-
-
-_ACCEPTED: dict[tuple[int, bool], tuple[int, ...]] = {}
-"""(side-stack top's rank mask or -1, four centre stacks) -> the ranks it takes (0: a joker)."""
-
-
-def _ranks(mask: int) -> tuple[int, ...]:
-    """The bits set in ``mask`` below 14 (ranks, and 0 for a joker)."""
-    return tuple(r for r in range(14) if mask >> r & 1)
 _TABLES: dict[RuleSet, _Tables] = {}
+_SPREAD: dict[tuple[int, bool], int] = {}
+"""(side-stack top's rank mask or -1, four centre stacks) -> the ranks it takes, one bit per
+rank at bit 4 * rank (0: a joker), ready to be shifted to its stack's place in a nibble."""
+
+
+def _spread(top: int, four: bool) -> int:
+    accepts = _side_accepts_mask(top, four)
+    spread = sum(1 << (4 * r) for r in range(14) if accepts >> r & 1)
+    _SPREAD[top, four] = spread
+    return spread
 
 
 class Game:
@@ -195,7 +193,6 @@ class Game:
         "_endings",
         "_fit",
         "_tables",
-        "_side_memo",
         "_where",
     )
 
@@ -220,7 +217,6 @@ class Game:
     _endings: tuple[Move, ...] | None
     _fit: list[int]
     _tables: _Tables
-    _side_memo: list[list[list[int] | None] | None]
     _where: list[int] | None
 
     # ------------------------------------------------------------------ construction
@@ -250,7 +246,6 @@ class Game:
             tables = _TABLES[rules] = _Tables(rules)
         self._tables = tables
         self._fit = tables.fit
-        self._side_memo = [None, None]
         self._where = None
 
     @classmethod
@@ -509,13 +504,7 @@ class Game:
                     legal += found
                     if compulsory and 0 < k < 3:
                         (aces if k == 1 else twos).extend(found)
-        if tables.side_down:
-            memo = self._side_memo[p]
-            stacks = memo[all(self.centre)] if memo is not None else None
-            if stacks is None:
-                stacks = self._side_stacks_by_rank(p)
-        else:
-            stacks = tables.all_sides
+        stacks = self._side_stacks(p) if tables.side_down else tables.all_sides
         hand_moves = tables.hand_moves
         side_hand = tables.side_hand
         seen: list[int] = []  # codes: ints compare quicker than cards
@@ -530,11 +519,11 @@ class Game:
                 row = hand_moves[code][centre]
                 if row is None:
                     row = tables.hand_row(code, centre)
-                legal += row[stacks[card.rank]]
+                legal += row[stacks >> (card.rank << 2) & 15]
                 if compulsory and 0 < k < 3:
                     (aces if k == 1 else twos).extend(tables.centre_hand[code][centre])
             else:
-                legal += side_hand[code][stacks[card.rank]]
+                legal += side_hand[code][stacks >> (card.rank << 2) & 15]
         if aces or twos:
             due = self._plays = self._legal = tuple(aces + twos)
             self._endings = ()
@@ -610,38 +599,18 @@ class Game:
         result = self._plays = tuple(plays)
         return result
 
-    def _side_stacks_by_rank(self, p: int) -> list[int]:
-        """Classic rules 12, 13: for each rank (0: a joker), the side stacks of seat ``p`` that
-        take it, as a bit mask of indices.
-
-        Kept per seat until that seat's side stacks change (``push`` forgets it), for each
-        answer to whether four centre stacks are in play; and looked up by the side-stack tops
-        in a table of the rule set, since the same few states recur all game long.
-        """
+    def _side_stacks(self, p: int) -> int:
+        """Classic rules 12, 13: which side stacks of seat ``p`` take a card of each rank, packed
+        in one integer: bits ``4r`` to ``4r + 3`` are the stacks (a bit mask of indices) that
+        take rank ``r`` (0: a joker)."""
         four = all(self.centre)
-        memo = self._side_memo[p]
-        if memo is None:
-            memo = self._side_memo[p] = [None, None]
-        stacks = memo[four]
-        if stacks is not None:
-            return stacks
-        state = (four, *[masks[-1] if masks else -1 for masks in self.side_masks[p]])
-        known = self._tables.side_states
-        stacks = known.get(state)
-        if stacks is None:
-            if len(known) >= _STATE_LIMIT:
-                known.clear()
-            stacks = [0] * 14
-            bit = 1
-            for top in state[1:]:
-                ranks = _ACCEPTED.get((top, four))
-                if ranks is None:
-                    ranks = _ACCEPTED[top, four] = _ranks(_side_accepts_mask(top, four))
-                for r in ranks:
-                    stacks[r] |= bit
-                bit <<= 1
-            known[state] = stacks
-        memo[four] = stacks
+        stacks = 0
+        for s, masks in enumerate(self.side_masks[p]):
+            top = masks[-1] if masks else -1
+            spread = _SPREAD.get((top, four))
+            if spread is None:
+                spread = _spread(top, four)
+            stacks |= spread << s
         return stacks
 
     def _side_mask_after(self, p: int, s: int, card: Card, *, four: bool | None = None) -> int:
@@ -717,9 +686,7 @@ class Game:
         else:
             card = self.sides[p][move.source_index].pop()
             self.side_masks[p][move.source_index].pop()
-            self._side_memo[p] = None
         if move.target is _TO_SIDE:
-            self._side_memo[p] = None
             s = move.target_index
             if self._tables.side_down:
                 masks = self.side_masks[p][s]
