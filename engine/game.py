@@ -33,7 +33,7 @@ from .events import (
 )
 from .moves import _HAND, _PAYOFF, _SIDE, PASS, Move, Source, Target
 from .rules import RuleSet, RuleSetError
-from .views import CentreStackView, View
+from .views import CentreStackView, SideRanks, View
 
 __all__ = ["Game", "full_deck", "rank_with_article"]
 
@@ -875,6 +875,7 @@ class Game:
             compulsory=tuple(self.compulsory_plays()) if on_turn else (),
             recent=tuple(self.history[-_RECENT_MOVES:]),
             result=self.result,
+            side_ranks=(_side_ranks(self.side_masks[0]), _side_ranks(self.side_masks[1])),
         )
 
     def public_view(self) -> View:
@@ -1027,6 +1028,23 @@ def _shuffle(rng: random.Random, cards: list[Card]) -> None:
         while j >= n:
             j = getrandbits(k)
         cards[i], cards[j] = cards[j], cards[i]
+
+
+_MASK_RANKS: dict[int, tuple[int, ...]] = {}
+
+
+def _side_ranks(stacks: list[list[int]]) -> SideRanks:
+    """One player's side-stack rank masks as the view shows them: per card, its ranks."""
+    out = []
+    for masks in stacks:
+        pile = []
+        for mask in masks:
+            ranks = _MASK_RANKS.get(mask)
+            if ranks is None:
+                ranks = _MASK_RANKS[mask] = tuple(r for r in range(1, 14) if mask >> r & 1)
+            pile.append(ranks)
+        out.append(tuple(pile))
+    return tuple(out)
 
 
 def _side_result(top_mask: int, card: Card, four_centres: bool) -> int:
