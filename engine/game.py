@@ -151,15 +151,15 @@ _FROM_HAND, _FROM_PAYOFF = Source.HAND, Source.PAYOFF
 _TO_CENTRE, _TO_SIDE = Target.CENTRE, Target.SIDE
 """Enum members as globals: the hot paths read them often, and a global read is quicker."""
 _TABLES: dict[RuleSet, _Tables] = {}
-_SPREAD: dict[tuple[int, bool], int] = {}
-"""(side-stack top's rank mask or -1, four centre stacks) -> the ranks it takes, one bit per
-rank at bit 4 * rank (0: a joker), ready to be shifted to its stack's place in a nibble."""
+_SPREAD: dict[int, int] = {}
+"""(side-stack top's rank mask or -1) * 2 + (four centre stacks) -> the ranks it takes, one bit
+per rank at bit 4 * rank (0: a joker), ready to be shifted to its stack's place in a nibble."""
 
 
 def _spread(top: int, four: bool) -> int:
     accepts = _side_accepts_mask(top, four)
     spread = sum(1 << (4 * r) for r in range(14) if accepts >> r & 1)
-    _SPREAD[top, four] = spread
+    _SPREAD[top << 1 | four] = spread
     return spread
 
 
@@ -607,7 +607,7 @@ class Game:
         stacks = 0
         for s, masks in enumerate(self.side_masks[p]):
             top = masks[-1] if masks else -1
-            spread = _SPREAD.get((top, four))
+            spread = _SPREAD.get(top << 1 | four)  # an int key: no tuple to build
             if spread is None:
                 spread = _spread(top, four)
             stacks |= spread << s
