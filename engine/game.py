@@ -98,7 +98,7 @@ class _Tables:
     """
 
     __slots__ = ("key", "wild_starts", "centre_hand", "centre_payoff", "centre_side",
-                 "side_hand", "hand_moves", "all_sides", "fit", "compulsory",
+                 "side_hand", "every_side", "hand_moves", "all_sides", "fit", "compulsory",
                  "side_down", "may_pass")
 
     def __init__(self, rules: RuleSet) -> None:
@@ -134,6 +134,8 @@ class _Tables:
             [None] * (1 << n) for _ in range(_KINDS)]
         """Per card code, set of centre stacks and set of side stacks: its moves to them, in
         the order of ``legal_moves()`` (plays first); a row is built when first needed."""
+        self.every_side = [subsets[-1] for subsets in self.side_hand]
+        """Per card code: its moves to every side stack."""
         self.all_sides = sum(((1 << m) - 1) << (4 * r) for r in range(14))
         """Kings (rule 18): every side stack takes every card, whatever its rank (packed as
         ``Game._side_stacks`` packs them)."""
@@ -151,6 +153,7 @@ _FROM_HAND, _FROM_PAYOFF = Source.HAND, Source.PAYOFF
 _TO_CENTRE, _TO_SIDE = Target.CENTRE, Target.SIDE
 """Enum members as globals: the hot paths read them often, and a global read is quicker."""
 _TABLES: dict[RuleSet, _Tables] = {}
+_LAST_TABLES: list[tuple[RuleSet, _Tables] | None] = [None]
 _SPREAD: dict[int, int] = {}
 """(side-stack top's rank mask or -1) * 2 + (four centre stacks) -> the ranks it takes, one bit
 per rank at bit 4 * rank (0: a joker), ready to be shifted to its stack's place in a nibble."""
@@ -241,11 +244,16 @@ class Game:
         self.history = []
         self.result = None
         self._legal = self._plays = self._endings = None
-        tables = _TABLES.get(rules)
-        if tables is None:
-            tables = _TABLES[rules] = _Tables(rules)
-        self._tables = tables
-        self._fit = tables.fit
+        last = _LAST_TABLES[0]
+        if last is not None and last[0] is rules:
+            self._tables = last[1]  # the usual case, without hashing the rule set's 17 fields
+        else:
+            found = _TABLES.get(rules)
+            if found is None:
+                found = _TABLES[rules] = _Tables(rules)
+            _LAST_TABLES[0] = (rules, found)
+            self._tables = found
+        self._fit = self._tables.fit
         self._where = None
 
     @classmethod
@@ -504,26 +512,43 @@ class Game:
                     legal += found
                     if compulsory and 0 < k < 3:
                         (aces if k == 1 else twos).extend(found)
-        stacks = self._side_stacks(p) if tables.side_down else tables.all_sides
         hand_moves = tables.hand_moves
-        side_hand = tables.side_hand
         seen: list[int] = []  # codes: ints compare quicker than cards
-        for card in self.hands[p]:
-            code = card.code
-            if code in seen:
-                continue
-            seen.append(code)
-            k = key[code]
-            centre = where[k]
-            if centre:
-                row = hand_moves[code][centre]
-                if row is None:
-                    row = tables.hand_row(code, centre)
-                legal += row[stacks >> (card.rank << 2) & 15]
-                if compulsory and 0 < k < 3:
-                    (aces if k == 1 else twos).extend(tables.centre_hand[code][centre])
-            else:
-                legal += side_hand[code][stacks >> (card.rank << 2) & 15]
+        if tables.side_down or compulsory:
+            stacks = self._side_stacks(p) if tables.side_down else tables.all_sides
+            side_hand = tables.side_hand
+            for card in self.hands[p]:
+                code = card.code
+                if code in seen:
+                    continue
+                seen.append(code)
+                k = key[code]
+                centre = where[k]
+                if centre:
+                    row = hand_moves[code][centre]
+                    if row is None:
+                        row = tables.hand_row(code, centre)
+                    legal += row[stacks >> (card.rank << 2) & 15]
+                    if compulsory and 0 < k < 3:
+                        (aces if k == 1 else twos).extend(tables.centre_hand[code][centre])
+                else:
+                    legal += side_hand[code][stacks >> (card.rank << 2) & 15]
+        else:
+            # Kings (rule 18): every side stack takes every card, and nothing is compulsory.
+            every = tables.every_side
+            for card in self.hands[p]:
+                code = card.code
+                if code in seen:
+                    continue
+                seen.append(code)
+                centre = where[key[code]]
+                if centre:
+                    row = hand_moves[code][centre]
+                    if row is None:
+                        row = tables.hand_row(code, centre)
+                    legal += row[-1]
+                else:
+                    legal += every[code]
         if aces or twos:
             due = self._plays = self._legal = tuple(aces + twos)
             self._endings = ()
