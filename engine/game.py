@@ -197,6 +197,7 @@ class Game:
         "_fit",
         "_tables",
         "_where",
+        "_side_memo",
     )
 
     rules: RuleSet
@@ -221,6 +222,7 @@ class Game:
     _fit: list[int]
     _tables: _Tables
     _where: list[int] | None
+    _side_memo: list[list[int] | None]
 
     # ------------------------------------------------------------------ construction
 
@@ -255,6 +257,7 @@ class Game:
             self._tables = found
         self._fit = self._tables.fit
         self._where = None
+        self._side_memo = [None, None]
 
     @classmethod
     def new(cls, rules: RuleSet, seed: int) -> tuple[Game, list[Event]]:
@@ -515,7 +518,13 @@ class Game:
         hand_moves = tables.hand_moves
         seen: list[int] = []  # codes: ints compare quicker than cards
         if tables.side_down or compulsory:
-            stacks = self._side_stacks(p) if tables.side_down else tables.all_sides
+            if tables.side_down:
+                memo = self._side_memo[p]
+                stacks = memo[all(self.centre)] if memo is not None else -1
+                if stacks < 0:
+                    stacks = self._side_stacks(p)
+            else:
+                stacks = tables.all_sides
             side_hand = tables.side_hand
             for card in self.hands[p]:
                 code = card.code
@@ -636,6 +645,12 @@ class Game:
             if spread is None:
                 spread = _spread(top, four)
             stacks |= spread << s
+        # Kept until this seat's side stacks change (``push`` forgets it), for each answer to
+        # whether four centre stacks are in play: the opponent's turn leaves it alone.
+        memo = self._side_memo[p]
+        if memo is None:
+            memo = self._side_memo[p] = [-1, -1]
+        memo[four] = stacks
         return stacks
 
     def _side_mask_after(self, p: int, s: int, card: Card, *, four: bool | None = None) -> int:
@@ -711,7 +726,9 @@ class Game:
         else:
             card = self.sides[p][move.source_index].pop()
             self.side_masks[p][move.source_index].pop()
+            self._side_memo[p] = None
         if move.target is _TO_SIDE:
+            self._side_memo[p] = None
             s = move.target_index
             if self._tables.side_down:
                 masks = self.side_masks[p][s]
