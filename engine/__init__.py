@@ -5,8 +5,10 @@ Both rule sets of RULES.md (``classic`` and ``kings``). The pieces:
 - ``Card`` (``Card.parse("7H")``), ``Suit``, ``JOKER``;
 - ``RuleSet`` with the presets ``CLASSIC`` and ``KINGS``;
 - ``Move`` with the text notation ``7H>C2``, ``P>C1``, ``S3>C2``, ``9D>S1``, ``pass``;
-- ``Game``: ``new``/``deal``/``from_layout``, ``legal_moves``, ``is_legal``, ``play``,
-  ``view``, ``to_dict``/``from_dict``, ``replay``;
+- ``Game``: ``new``/``deal``/``from_layout``, ``legal_moves`` (and apart: ``legal_plays``,
+  ``legal_endings``), ``is_legal``, ``play`` (checked, with events) and ``push`` (a move from
+  the legal moves, for computer players and benchmarks: no check, no events), ``view``,
+  ``to_dict``/``from_dict``, ``replay``;
 - events (``Played``, ``Drew`` …) returned by ``play``; ``View`` for what a player may see;
 - ``Match``: several games to a target score.
 

@@ -2,9 +2,13 @@
 
 ``python -m engine.arena --a normal --b random --rules kings --games 1000 --seed 1`` plays the
 games with the seats alternating (A sits first in even games, second in odd ones) and prints one
-JSON line: ``wins``, ``ties`` and ``losses`` for A, ``win_rate`` (A's share of the decided
-games), ``ci95`` (its 95% Wilson interval) and, per player, the median and 99th-percentile time
-per decision in milliseconds.
+JSON line for A: ``wins``, ``ties`` and ``losses``; ``score``, the points per game (a win 1, a
+tie ½), with ``score_ci95``, its 95% interval; and ``win_rate``, the share of the *decided*
+games only, with ``ci95`` (a figure that flatters when most games are ties: read the score).
+
+Per player: the median and 99th-percentile time per decision in milliseconds, over every
+decision and, for the planning levels, apart for the decisions that made a plan
+(``planning``) and those that only followed one (``following``).
 """
 
 from __future__ import annotations
@@ -20,10 +24,10 @@ from .game import Game
 from .players import LEVELS, Player, make_player
 from .rules import PRESETS, RuleSet
 
-__all__ = ["main", "play_game", "run", "wilson"]
+__all__ = ["main", "play_game", "run", "score_interval", "wilson"]
 
 
-def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+def wilson(successes: float, trials: int, z: float = 1.959964) -> tuple[float, float]:
     """The Wilson score interval of a proportion (``(0.0, 1.0)`` when there are no trials)."""
     if trials <= 0:
         return (0.0, 1.0)
@@ -35,21 +39,28 @@ def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, flo
 
 
 def play_game(rules: RuleSet, seed: int, seats: Sequence[Player],
-              times: Sequence[list[float]] | None = None) -> Game:
+              times: Sequence[list[float]] | None = None,
+              planned: Sequence[list[bool]] | None = None) -> Game:
     """Play one game from ``seed``: ``seats[i]`` plays seat ``i`` from its views only.
 
-    Each decision's time in ms is appended to ``times[i]`` when given.
+    Each decision's time in ms is appended to ``times[i]`` when given, and to ``planned[i]``
+    whether that decision made a plan (every decision of a level that does not plan does).
     """
     game, _ = Game.new(rules, seed)
     clock = time.perf_counter
     while game.result is None:
         seat = game.turn
         view = game.view(seat)
+        player = seats[seat]
         started = clock()
-        move = seats[seat].choose(view)
+        move = player.choose(view)
         if times is not None:
             times[seat].append((clock() - started) * 1000.0)
-        game.play(move, player=seat)
+        if planned is not None:
+            planned[seat].append(bool(getattr(player, "planned", True)))
+        if move not in view.legal_moves:
+            raise ValueError(f"{player.name} chose {move}, which is not a legal move.")
+        game.push(move)  # checked just above; no events needed
     return game
 
 
@@ -61,10 +72,23 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[k]
 
 
+def _timing(times: list[float]) -> dict[str, Any]:
+    return {"decisions": len(times), "median_ms": round(_percentile(times, 0.5), 3),
+            "p99_ms": round(_percentile(times, 0.99), 3)}
+
+
+def score_interval(wins: int, ties: int, games: int) -> tuple[float, float]:
+    """A 95% interval of the score per game (a win 1, a tie ½): the Wilson interval with each
+    game one trial worth its score. Ties spread the score less than a win or a loss would, so
+    this interval is, if anything, too wide."""
+    return wilson(wins + ties / 2, games)
+
+
 def run(a: str, b: str, rules: RuleSet, games: int, seed: int) -> dict[str, Any]:
     """Play ``games`` games of level ``a`` against level ``b`` and return the figures."""
     wins = ties = losses = 0
     times: dict[str, list[float]] = {"a": [], "b": []}
+    planned: dict[str, list[bool]] = {"a": [], "b": []}
     for n in range(games):
         game_seed = seed * 1_000_003 + n
         pa = make_player(a, game_seed * 2 + 1)
@@ -72,9 +96,11 @@ def run(a: str, b: str, rules: RuleSet, games: int, seed: int) -> dict[str, Any]
         a_seat = n % 2
         seats: list[Player] = [pa, pb] if a_seat == 0 else [pb, pa]
         seat_times: list[list[float]] = [[], []]
-        game = play_game(rules, game_seed, seats, seat_times)
-        times["a"].extend(seat_times[a_seat])
-        times["b"].extend(seat_times[1 - a_seat])
+        seat_planned: list[list[bool]] = [[], []]
+        game = play_game(rules, game_seed, seats, seat_times, seat_planned)
+        for side, seat in (("a", a_seat), ("b", 1 - a_seat)):
+            times[side].extend(seat_times[seat])
+            planned[side].extend(seat_planned[seat])
         result = game.result
         assert result is not None
         if result.winner is None:
@@ -85,6 +111,16 @@ def run(a: str, b: str, rules: RuleSet, games: int, seed: int) -> dict[str, Any]
             losses += 1
     decided = wins + losses
     low, high = wilson(wins, decided)
+    score_low, score_high = score_interval(wins, ties, games)
+    players: dict[str, Any] = {}
+    for side, level in (("a", a), ("b", b)):
+        figures: dict[str, Any] = {"level": level, **_timing(times[side])}
+        if not all(planned[side]):
+            figures["planning"] = _timing(
+                [t for t, p in zip(times[side], planned[side], strict=True) if p])
+            figures["following"] = _timing(
+                [t for t, p in zip(times[side], planned[side], strict=True) if not p])
+        players[side] = figures
     return {
         "a": a,
         "b": b,
@@ -94,17 +130,11 @@ def run(a: str, b: str, rules: RuleSet, games: int, seed: int) -> dict[str, Any]
         "wins": wins,
         "ties": ties,
         "losses": losses,
+        "score": round((wins + ties / 2) / games, 4) if games else None,
+        "score_ci95": [round(score_low, 4), round(score_high, 4)],
         "win_rate": round(wins / decided, 4) if decided else None,
         "ci95": [round(low, 4), round(high, 4)],
-        "players": {
-            side: {
-                "level": level,
-                "decisions": len(times[side]),
-                "median_ms": round(_percentile(times[side], 0.5), 3),
-                "p99_ms": round(_percentile(times[side], 0.99), 3),
-            }
-            for side, level in (("a", a), ("b", b))
-        },
+        "players": players,
     }
 
 

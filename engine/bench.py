@@ -57,16 +57,22 @@ POLICIES: dict[str, Policy] = {"uniform": _uniform, "playfirst": _playfirst}
 
 def run(rules: RuleSet, policy: str, games: int, seed: int) -> dict[str, object]:
     """Play ``games`` seeded games and return the figures as a dict."""
-    choose = POLICIES[policy]
+    if policy not in POLICIES:
+        raise ValueError(f"Unknown policy {policy!r}: choose one of {', '.join(POLICIES)}.")
+    play_first = policy == "playfirst"
     rng = random.Random(seed)
     moves = passes = wins = ties = stalemates = 0
     started = time.perf_counter()
     for n in range(games):
         game, _ = Game.new(rules, seed * 100_003 + n)
         legal_moves = game.legal_moves
-        push = game.push  # the moves come from legal_moves(): no check, no events
+        legal_plays = game.legal_plays
+        push = game.push  # the moves come from the game's own lists: no check, no events
+        random_ = rng.random
         while game.result is None:
-            move = choose(legal_moves(), rng)
+            # The same choices as POLICIES make from legal_moves(), without filtering it.
+            pool = (legal_plays() or legal_moves()) if play_first else legal_moves()
+            move = pool[int(random_() * len(pool))]
             push(move)
             if move is PASS:
                 passes += 1

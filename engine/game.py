@@ -33,7 +33,7 @@ from .events import (
 )
 from .moves import _HAND, _PAYOFF, _SIDE, PASS, Move, Source, Target
 from .rules import RuleSet, RuleSetError
-from .views import CentreStackView, View
+from .views import CentreStackView, SideRanks, View
 
 __all__ = ["Game", "full_deck", "rank_with_article"]
 
@@ -80,7 +80,90 @@ def _centre_fit_masks(rules: RuleSet) -> list[int]:
     return masks
 
 
-_FIT_CACHE: dict[RuleSet, list[int]] = {}
+def _subsets(row: Sequence[Move]) -> tuple[tuple[Move, ...], ...]:
+    """For every set of stacks (a bit mask of their indices), the moves of ``row`` to them."""
+    return tuple(tuple(row[i] for i in range(len(row)) if mask >> i & 1)
+                 for mask in range(1 << len(row)))
+
+
+class _Tables:
+    """Per rule set: the move generator's lookup tables.
+
+    Move generation is the engine's inner loop (every check, every computer move). A card fits
+    a centre stack by the rank the stack needs: a natural card only where its own rank is
+    needed, a wild card on any stack in play (and on an empty one where it may start a stack).
+    So the generator works out once per position which stacks need each rank (a bit mask of
+    stack indices per rank; index 0 holds the wild cards' stacks), and each source's moves are
+    then a lookup: the moves of that source to that set of stacks, built here once.
+    """
+
+    __slots__ = ("key", "wild_starts", "centre_hand", "centre_payoff", "centre_side",
+                 "side_hand", "every_side", "hand_moves", "all_sides", "fit", "compulsory",
+                 "side_down", "may_pass")
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.compulsory = rules.compulsory_aces_twos
+        self.side_down = rules.side_down_or_same
+        self.may_pass = rules.may_pass
+        self.fit = fit = _centre_fit_masks(rules)
+        self.key: list[int] = []
+        """Per card code: the rank whose stacks it fits (0 for a wild card, 14 for none)."""
+        nonempty = sum(1 << r for r in range(2, rules.top_rank + 1))
+        wild_fit = None
+        for mask in fit:
+            if mask and not mask & (mask - 1):
+                self.key.append(mask.bit_length() - 1)
+            elif mask:
+                # A wild card: it must fit every stack in play, and maybe the empty ones.
+                if mask & nonempty != nonempty or wild_fit not in (None, mask):
+                    raise AssertionError("wild cards must fit every centre stack in play")
+                wild_fit = mask
+                self.key.append(0)
+            else:
+                self.key.append(14)
+        self.wild_starts = bool(wild_fit is not None and wild_fit >> ACE & 1)
+        """True when a wild card may start an empty centre stack (kings rule 17)."""
+        n = rules.centre_stacks
+        self.centre_hand = [_subsets(_HAND[code][Target.CENTRE][:n]) for code in range(_KINDS)]
+        self.centre_payoff = _subsets(_PAYOFF[Target.CENTRE][:n])
+        self.centre_side = [_subsets(_SIDE[s][Target.CENTRE][:n])
+                            for s in range(rules.side_stacks)]
+        m = rules.side_stacks
+        self.side_hand = [_subsets(_HAND[code][Target.SIDE][:m]) for code in range(_KINDS)]
+        self.hand_moves: list[list[list[tuple[Move, ...]] | None]] = [
+            [None] * (1 << n) for _ in range(_KINDS)]
+        """Per card code, set of centre stacks and set of side stacks: its moves to them, in
+        the order of ``legal_moves()`` (plays first); a row is built when first needed."""
+        self.every_side = [subsets[-1] for subsets in self.side_hand]
+        """Per card code: its moves to every side stack."""
+        self.all_sides = sum(((1 << m) - 1) << (4 * r) for r in range(14))
+        """Kings (rule 18): every side stack takes every card, whatever its rank (packed as
+        ``Game._side_stacks`` packs them)."""
+
+    def hand_row(self, code: int, centre: int) -> list[tuple[Move, ...]]:
+        """``hand_moves[code][centre]``, built now."""
+        to_centre = self.centre_hand[code][centre]
+        row = [to_centre + to_side for to_side in self.side_hand[code]]
+        self.hand_moves[code][centre] = row
+        return row
+
+
+_KINDS = len(ALL_KINDS)
+_FROM_HAND, _FROM_PAYOFF = Source.HAND, Source.PAYOFF
+_TO_CENTRE, _TO_SIDE = Target.CENTRE, Target.SIDE
+"""Enum members as globals: the hot paths read them often, and a global read is quicker."""
+_TABLES: dict[RuleSet, _Tables] = {}
+_LAST_TABLES: list[tuple[RuleSet, _Tables] | None] = [None]
+_SPREAD: dict[int, int] = {}
+"""(side-stack top's rank mask or -1) * 2 + (four centre stacks) -> the ranks it takes, one bit
+per rank at bit 4 * rank (0: a joker), ready to be shifted to its stack's place in a nibble."""
+
+
+def _spread(top: int, four: bool) -> int:
+    accepts = _side_accepts_mask(top, four)
+    spread = sum(1 << (4 * r) for r in range(14) if accepts >> r & 1)
+    _SPREAD[top << 1 | four] = spread
+    return spread
 
 
 class Game:
@@ -109,7 +192,12 @@ class Game:
         "history",
         "result",
         "_legal",
+        "_plays",
+        "_endings",
         "_fit",
+        "_tables",
+        "_where",
+        "_side_memo",
     )
 
     rules: RuleSet
@@ -129,7 +217,12 @@ class Game:
     history: list[tuple[int, Move]]
     result: Result | None
     _legal: tuple[Move, ...] | None
+    _plays: tuple[Move, ...] | None
+    _endings: tuple[Move, ...] | None
     _fit: list[int]
+    _tables: _Tables
+    _where: list[int] | None
+    _side_memo: list[list[int] | None]
 
     # ------------------------------------------------------------------ construction
 
@@ -152,11 +245,19 @@ class Game:
         self.first_player = 0
         self.history = []
         self.result = None
-        self._legal = None
-        fit = _FIT_CACHE.get(rules)
-        if fit is None:
-            fit = _FIT_CACHE[rules] = _centre_fit_masks(rules)
-        self._fit = fit
+        self._legal = self._plays = self._endings = None
+        last = _LAST_TABLES[0]
+        if last is not None and last[0] is rules:
+            self._tables = last[1]  # the usual case, without hashing the rule set's 17 fields
+        else:
+            found = _TABLES.get(rules)
+            if found is None:
+                found = _TABLES[rules] = _Tables(rules)
+            _LAST_TABLES[0] = (rules, found)
+            self._tables = found
+        self._fit = self._tables.fit
+        self._where = None
+        self._side_memo = [None, None]
 
     @classmethod
     def new(cls, rules: RuleSet, seed: int) -> tuple[Game, list[Event]]:
@@ -165,13 +266,14 @@ class Game:
         if rules.payoff_from_pack_a:
             pack_a = full_pack()
             pack_b = full_pack(rules.jokers)
-            rng.shuffle(pack_a)
-            rng.shuffle(pack_b)
+            _shuffle(rng, pack_a)
+            _shuffle(rng, pack_b)
             order = pack_a + pack_b
         else:
             order = full_deck(rules)
-            rng.shuffle(order)
-        return cls.deal(rules, order, seed=seed)
+            _shuffle(rng, order)
+        # A shuffled full deck is the right deck, with pack A first: nothing here can fail.
+        return cls._deal(rules, order, seed)
 
     @classmethod
     def deal(
@@ -185,11 +287,16 @@ class Game:
         card in ``order`` being the first one drawn. ``seed`` drives later shuffles.
         """
         cards = [c if isinstance(c, Card) else Card.parse(c) for c in order]
-        game = cls(rules, seed)
         _check_deck(rules, cards)
         n = rules.payoff_size
         if rules.payoff_from_pack_a and any(c.is_joker for c in cards[: 2 * n]):
             raise SetupError("In classic the pay-off piles come from pack A, which has no jokers.")
+        return cls._deal(rules, cards, seed)
+
+    @classmethod
+    def _deal(cls, rules: RuleSet, cards: list[Card], seed: int) -> tuple[Game, list[Event]]:
+        game = cls(rules, seed)
+        n = rules.payoff_size
         game.payoffs = [cards[:n], cards[n : 2 * n]]
         rest = cards[2 * n :]
         h = rules.hand_size
@@ -208,8 +315,8 @@ class Game:
             if reshuffles > 1000:
                 raise SetupError("The pay-off piles cannot decide a first player.")
             rng = self._next_rng()
-            rng.shuffle(self.payoffs[0])
-            rng.shuffle(self.payoffs[1])
+            _shuffle(rng, self.payoffs[0])
+            _shuffle(rng, self.payoffs[1])
             reshuffles += 1
         self.first_player = self.turn = 0 if a.rank > b.rank else 1
         return Dealt((a, b), (len(self.payoffs[0]), len(self.payoffs[1])), reshuffles,
@@ -298,8 +405,27 @@ class Game:
         """
         legal = self._legal
         if legal is None:
-            legal = self._legal = tuple(self._generate()) if self.result is None else ()
+            legal = self._generate()
         return legal
+
+    def legal_plays(self) -> tuple[Move, ...]:
+        """The legal moves to a centre stack, in the order of ``legal_moves()``.
+
+        With a compulsory play due (classic rules 10, 11) these are the compulsory plays.
+        """
+        plays = self._plays
+        if plays is None:
+            plays = self._generate_plays()
+        return plays
+
+    def legal_endings(self) -> tuple[Move, ...]:
+        """The legal moves that end the turn, in the order of ``legal_moves()``: discards to a
+        side stack, then ``pass`` where it is legal (classic rule 14)."""
+        endings = self._endings
+        if endings is None:
+            endings = self._endings = tuple(m for m in self.legal_moves() if m.target is not
+                                            _TO_CENTRE)
+        return endings
 
     def is_legal(self, move: Move | str) -> bool:
         """True if ``move`` is legal for the player on turn now."""
@@ -353,80 +479,179 @@ class Game:
                     moves.extend(_HAND[card.code][Target.CENTRE][i] for i in on_ace)
         return moves
 
-    def _generate(self) -> list[Move]:
+    def _generate(self) -> tuple[Move, ...]:
         # The hot path of the engine (every check, every computer move): kept flat on purpose.
-        rules = self.rules
+        # Builds the list of every legal move; the plays and the endings are found apart when
+        # asked for (``legal_plays``, ``legal_endings``).
+        if self.result is not None:
+            self._plays = self._endings = self._legal = ()
+            return ()
+        tables = self._tables
+        key = tables.key
         p = self.turn
-        centre = self.centre
         payoff = self.payoffs[p]
-        sides = self.sides[p]
-        hand = self.hands[p]
-        side_down = rules.side_down_or_same
-        if rules.compulsory_aces_twos:
-            available = 0
-            for card in hand:
-                available |= 1 << card.rank
-            if payoff:
-                available |= 1 << payoff[-1].rank
-            for pile in sides:
-                if pile:
-                    available |= 1 << pile[-1].rank
-            if available & 0b110:
-                lengths = [len(c) for c in centre]
-                if (available & 0b10 and 0 in lengths) or (available & 0b100 and 1 in lengths):
-                    return self._compulsory()
-        fit = self._fit
-        needs = [(i, len(s) + 1) for i, s in enumerate(centre)]
-        # One bit per rank some centre stack needs: most cards fit none, and skip the loop.
-        needed = 0
-        for _, n in needs:
-            needed |= 1 << n
-        moves: list[Move] = []
+        where = self._where
+        if where is None:
+            where = self._centre_needs()
+        # Classic rules 10, 11: a natural Ace fits exactly the empty slots and a natural 2
+        # exactly the stacks showing an Ace, so the plays of sources keyed 1 and 2 are the
+        # compulsory plays; they are gathered on the way (aces first, as ``_compulsory`` does).
+        compulsory = tables.compulsory
+        aces: list[Move] = []
+        twos: list[Move] = []
+        legal: list[Move] = []
         if payoff:
-            mask = fit[payoff[-1].code]
-            if mask & needed:
-                row = _PAYOFF[Target.CENTRE]
-                for i, n in needs:
-                    if mask >> n & 1:
-                        moves.append(row[i])
-        for s, pile in enumerate(sides):
+            k = key[payoff[-1].code]
+            found = tables.centre_payoff[where[k]]
+            if found:
+                legal += found
+                if compulsory and 0 < k < 3:
+                    (aces if k == 1 else twos).extend(found)
+        for pile, rows in zip(self.sides[p], tables.centre_side, strict=True):
             if pile:
-                mask = fit[pile[-1].code]
-                if mask & needed:
-                    row = _SIDE[s][Target.CENTRE]
-                    for i, n in needs:
-                        if mask >> n & 1:
-                            moves.append(row[i])
-        accepts: list[tuple[int, int]] = []
-        if side_down:
-            four = self._centres_in_play() == rules.centre_stacks
-            for s, masks in enumerate(self.side_masks[p]):
-                accepts.append((s, _side_accepts_mask(masks[-1] if masks else -1, four)))
-        seen = 0
-        n_sides = rules.side_stacks
-        for card in hand:
-            code = card.code
-            if seen >> code & 1:
-                continue
-            seen |= 1 << code
-            mask = fit[code]
-            rows = _HAND[code]
-            if mask & needed:
-                row = rows[0]  # Target.CENTRE
-                for i, n in needs:
-                    if mask >> n & 1:
-                        moves.append(row[i])
-            row = rows[1]  # Target.SIDE
-            if side_down:
-                rank = card.rank
-                for s, acc in accepts:
-                    if acc >> rank & 1:
-                        moves.append(row[s])
+                k = key[pile[-1].code]
+                found = rows[where[k]]
+                if found:
+                    legal += found
+                    if compulsory and 0 < k < 3:
+                        (aces if k == 1 else twos).extend(found)
+        hand_moves = tables.hand_moves
+        seen: list[int] = []  # codes: ints compare quicker than cards
+        if tables.side_down or compulsory:
+            if tables.side_down:
+                memo = self._side_memo[p]
+                stacks = memo[all(self.centre)] if memo is not None else -1
+                if stacks < 0:
+                    stacks = self._side_stacks(p)
             else:
-                moves.extend(row[:n_sides])
-        if rules.may_pass:
-            moves.append(PASS)
-        return moves
+                stacks = tables.all_sides
+            side_hand = tables.side_hand
+            for card in self.hands[p]:
+                code = card.code
+                if code in seen:
+                    continue
+                seen.append(code)
+                k = key[code]
+                centre = where[k]
+                if centre:
+                    row = hand_moves[code][centre]
+                    if row is None:
+                        row = tables.hand_row(code, centre)
+                    legal += row[stacks >> (card.rank << 2) & 15]
+                    if compulsory and 0 < k < 3:
+                        (aces if k == 1 else twos).extend(tables.centre_hand[code][centre])
+                else:
+                    legal += side_hand[code][stacks >> (card.rank << 2) & 15]
+        else:
+            # Kings (rule 18): every side stack takes every card, and nothing is compulsory.
+            every = tables.every_side
+            for card in self.hands[p]:
+                code = card.code
+                if code in seen:
+                    continue
+                seen.append(code)
+                centre = where[key[code]]
+                if centre:
+                    row = hand_moves[code][centre]
+                    if row is None:
+                        row = tables.hand_row(code, centre)
+                    legal += row[-1]
+                else:
+                    legal += every[code]
+        if aces or twos:
+            due = self._plays = self._legal = tuple(aces + twos)
+            self._endings = ()
+            return due
+        if tables.may_pass:
+            legal.append(PASS)
+        result = self._legal = tuple(legal)
+        return result
+
+    def _centre_needs(self) -> list[int]:
+        """Which centre stacks need which rank: ``where[r]`` is the bit mask of the stacks that
+        need rank r, ``where[0]`` of those a wild card fits; ``where[14]`` stays empty (for the
+        cards that fit nowhere). Kept until a card goes to the centre (``push`` forgets it).
+        """
+        where = [0] * 15
+        bit = 1
+        for stack in self.centre:
+            where[len(stack) + 1] |= bit
+            bit <<= 1
+        where[0] = bit - 1 if self._tables.wild_starts else (bit - 1) ^ where[1]
+        self._where = where
+        return where
+
+    def _generate_plays(self) -> tuple[Move, ...]:
+        # ``_generate`` without the endings, for callers that look at plays first: a hand card
+        # that fits no centre stack costs a lookup. Compulsory plays are plays, so they are
+        # decided here the same way.
+        if self.result is not None:
+            self._plays = self._endings = self._legal = ()
+            return ()
+        tables = self._tables
+        key = tables.key
+        p = self.turn
+        payoff = self.payoffs[p]
+        where = self._where
+        if where is None:
+            where = self._centre_needs()
+        compulsory = tables.compulsory
+        aces: list[Move] = []
+        twos: list[Move] = []
+        plays: list[Move] = []
+        if payoff:
+            k = key[payoff[-1].code]
+            found = tables.centre_payoff[where[k]]
+            if found:
+                plays += found
+                if compulsory and 0 < k < 3:
+                    (aces if k == 1 else twos).extend(found)
+        for pile, rows in zip(self.sides[p], tables.centre_side, strict=True):
+            if pile:
+                k = key[pile[-1].code]
+                found = rows[where[k]]
+                if found:
+                    plays += found
+                    if compulsory and 0 < k < 3:
+                        (aces if k == 1 else twos).extend(found)
+        centre_hand = tables.centre_hand
+        for card in self.hands[p]:
+            code = card.code
+            k = key[code]
+            stacks = where[k]
+            if stacks:
+                found = centre_hand[code][stacks]
+                if found[0] in plays:
+                    continue  # a second copy of a card already counted
+                plays += found
+                if compulsory and 0 < k < 3:
+                    (aces if k == 1 else twos).extend(found)
+        if aces or twos:
+            due = self._plays = self._legal = tuple(aces + twos)
+            self._endings = ()
+            return due
+        result = self._plays = tuple(plays)
+        return result
+
+    def _side_stacks(self, p: int) -> int:
+        """Classic rules 12, 13: which side stacks of seat ``p`` take a card of each rank, packed
+        in one integer: bits ``4r`` to ``4r + 3`` are the stacks (a bit mask of indices) that
+        take rank ``r`` (0: a joker)."""
+        four = all(self.centre)
+        stacks = 0
+        for s, masks in enumerate(self.side_masks[p]):
+            top = masks[-1] if masks else -1
+            spread = _SPREAD.get(top << 1 | four)  # an int key: no tuple to build
+            if spread is None:
+                spread = _spread(top, four)
+            stacks |= spread << s
+        # Kept until this seat's side stacks change (``push`` forgets it), for each answer to
+        # whether four centre stacks are in play: the opponent's turn leaves it alone.
+        memo = self._side_memo[p]
+        if memo is None:
+            memo = self._side_memo[p] = [-1, -1]
+        memo[four] = stacks
+        return stacks
 
     def _side_mask_after(self, p: int, s: int, card: Card, *, four: bool | None = None) -> int:
         """The ranks ``card`` would stand for on side stack ``s`` of seat ``p`` (0: not allowed)."""
@@ -434,7 +659,7 @@ class Game:
             return 1 << card.rank if not card.is_joker else _RANKS_2_TO_K
         masks = self.side_masks[p][s]
         if four is None:
-            four = self._centres_in_play() == self.rules.centre_stacks
+            four = all(self.centre)
         return _side_result(masks[-1] if masks else -1, card, four)
 
     # ------------------------------------------------------------------ playing
@@ -454,7 +679,7 @@ class Game:
         if move not in self.legal_moves():
             raise IllegalMoveError(self.explain(move))
         events: list[Event] = []
-        self._apply(move, events)
+        self.push(move, events)
         return events
 
     def _parse(self, text: str) -> Move:
@@ -469,20 +694,18 @@ class Game:
             Move.parse(text, centre_stacks=self.rules.centre_stacks)  # the same refusal, in
             raise  # this rule set's words (it can't succeed where the wider parse failed)
 
-    def push(self, move: Move) -> None:
+    def push(self, move: Move, _events: list[Event] | None = None) -> None:
         """Make ``move`` without building events: for the computer players, the arena and the
         benchmark, which take their moves from ``legal_moves()``.
 
         The move is not checked: it must be one of ``legal_moves()`` now (an illegal move would
         leave the game broken). Moves from anywhere else, a player's or a saved game's, go
-        through ``play()``, which checks them and says why one is refused.
+        through ``play()``, which checks them, says why one is refused, and returns the events
+        (it passes ``_events`` to collect them).
         """
-        self._apply(move, None)
-
-    def _apply(self, move: Move, events: list[Event] | None) -> None:
-        # ``events`` is None for ``push``: the same changes, no records built.
+        events = _events
         p = self.turn
-        self._legal = None
+        self._legal = self._plays = self._endings = None
         self.history.append((p, move))
         if move is PASS:
             if events is not None:
@@ -492,20 +715,26 @@ class Game:
         source = move.source
         hand = self.hands[p]
         revealed: Card | None = None
-        if source is Source.HAND:
+        if source is _FROM_HAND:
             card = move.card
             assert card is not None
             hand.remove(card)
-        elif source is Source.PAYOFF:
+        elif source is _FROM_PAYOFF:
             payoff = self.payoffs[p]
             card = payoff.pop()
             revealed = payoff[-1] if payoff else None
         else:
             card = self.sides[p][move.source_index].pop()
             self.side_masks[p][move.source_index].pop()
-        if move.target is Target.SIDE:
+            self._side_memo[p] = None
+        if move.target is _TO_SIDE:
+            self._side_memo[p] = None
             s = move.target_index
-            mask = self._side_mask_after(p, s, card)
+            if self._tables.side_down:
+                masks = self.side_masks[p][s]
+                mask = _side_result(masks[-1] if masks else -1, card, all(self.centre))
+            else:
+                mask = _RANKS_2_TO_K if card.is_joker else 1 << card.rank
             self.sides[p][s].append(card)
             self.side_masks[p][s].append(mask)
             if events is not None:
@@ -514,21 +743,23 @@ class Game:
             return
         stack = self.centre[move.target_index]
         stack.append(card)
+        self._where = None
         self.plays_this_turn += 1
         if events is not None:
             events.append(Played(p, move, card, move.target_index, len(stack), revealed))
-        if len(stack) == self.rules.top_rank:
+        rules = self.rules
+        if len(stack) == rules.top_rank:
             # Rule 5: a complete stack is shuffled into the stock at once.
             self.stock.extend(stack)
             stack.clear()
-            self._next_rng().shuffle(self.stock)
+            _shuffle(self._next_rng(), self.stock)
             if events is not None:
-                events.append(StackCompleted(move.target_index, self.rules.top_rank,
+                events.append(StackCompleted(move.target_index, rules.top_rank,
                                              len(self.stock)))
-        if source is Source.PAYOFF and revealed is None:
+        if revealed is None and source is _FROM_PAYOFF:
             # Rule 7: the last pay-off card wins at once.
             self._finish(events, p, len(self.payoffs[1 - p]), EndReason.PAYOFF_EMPTIED)
-        elif not hand and self.rules.refill_empty_hand:
+        elif not hand and rules.refill_empty_hand:
             self._draw(events, p)  # rule 6
 
     def _draw(self, events: list[Event] | None, p: int) -> None:
@@ -578,7 +809,7 @@ class Game:
         self, events: list[Event] | None, winner: int | None, score: int, reason: EndReason
     ) -> None:
         self.result = Result(winner, score, reason, (len(self.payoffs[0]), len(self.payoffs[1])))
-        self._legal = None
+        self._legal = self._plays = self._endings = None
         if events is not None:
             events.append(GameOver(self.result))
 
@@ -686,6 +917,7 @@ class Game:
             compulsory=tuple(self.compulsory_plays()) if on_turn else (),
             recent=tuple(self.history[-_RECENT_MOVES:]),
             result=self.result,
+            side_ranks=(_side_ranks(self.side_masks[0]), _side_ranks(self.side_masks[1])),
         )
 
     def public_view(self) -> View:
@@ -821,6 +1053,40 @@ class Game:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _shuffle(rng: random.Random, cards: list[Card]) -> None:
+    """``rng.shuffle(cards)``, the same permutation from the same generator, in fewer steps.
+
+    Saved games are replayed from their seed, so every shuffle must stay exactly this one (the
+    algorithm of ``random.shuffle`` in CPython 3.11, with its ``_randbelow`` written inline);
+    a test holds it to ``random.shuffle``.
+    """
+    getrandbits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+_MASK_RANKS: dict[int, tuple[int, ...]] = {}
+
+
+def _side_ranks(stacks: list[list[int]]) -> SideRanks:
+    """One player's side-stack rank masks as the view shows them: per card, its ranks."""
+    out = []
+    for masks in stacks:
+        pile = []
+        for mask in masks:
+            ranks = _MASK_RANKS.get(mask)
+            if ranks is None:
+                ranks = _MASK_RANKS[mask] = tuple(r for r in range(1, 14) if mask >> r & 1)
+            pile.append(ranks)
+        out.append(tuple(pile))
+    return tuple(out)
 
 
 def _side_result(top_mask: int, card: Card, four_centres: bool) -> int:

@@ -65,7 +65,8 @@ class Move:
     are 0-based in the attributes and 1-based in the notation.
     """
 
-    __slots__ = ("card", "source", "source_index", "target", "target_index", "_text", "_key")
+    __slots__ = ("card", "source", "source_index", "target", "target_index", "is_pass",
+                 "is_play", "is_discard", "_text", "_key")
 
     source: Source | None
     """Where the card comes from; ``None`` for a pass."""
@@ -77,6 +78,13 @@ class Move:
     """Where the card goes; ``None`` for a pass."""
     target_index: int
     """0-based centre or side stack; -1 for a pass."""
+    is_pass: bool
+    """True for ``pass``."""
+    is_play: bool
+    """True for a move to a centre stack."""
+    is_discard: bool
+    """True for a move to a side stack (which ends the turn)."""
+    # Plain attributes, not properties: callers sort moves by them in their inner loops.
     _text: str
     _key: int
 
@@ -100,6 +108,9 @@ class Move:
             ("source_index", source_index),
             ("target", target),
             ("target_index", target_index),
+            ("is_pass", source is None),
+            ("is_play", target is Target.CENTRE),
+            ("is_discard", target is Target.SIDE),
         ):
             object.__setattr__(move, name, value)
         if source is None:
@@ -132,21 +143,6 @@ class Move:
     def text(self) -> str:
         """The canonical notation, e.g. ``7H>C2`` or ``pass``."""
         return self._text
-
-    @property
-    def is_pass(self) -> bool:
-        """True for ``pass``."""
-        return self.source is None
-
-    @property
-    def is_discard(self) -> bool:
-        """True for a move to a side stack (which ends the turn)."""
-        return self.target is Target.SIDE
-
-    @property
-    def is_play(self) -> bool:
-        """True for a move to a centre stack."""
-        return self.target is Target.CENTRE
 
     @property
     def source_token(self) -> str:

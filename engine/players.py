@@ -100,6 +100,8 @@ class _Planned(abc.ABC):
     def __init__(self) -> None:
         self._plan: list[Move] = []
         self._expect: tuple[object, ...] | None = None
+        self.planned = False
+        """Whether the last ``choose`` made a plan (False: it followed the plan it had)."""
 
     @staticmethod
     def _signature(view: View) -> tuple[object, ...]:
@@ -116,7 +118,9 @@ class _Planned(abc.ABC):
         """The next move of the current plan, planning again when something new is seen."""
         legal = _legal(view)
         if self._plan and self._expect == self._signature(view) and self._plan[0] in legal:
+            self.planned = False
             return self._next(view)
+        self.planned = True
         cand = self._plan_turn(view)
         self._plan = []
         if cand is None:

@@ -16,7 +16,10 @@ from .events import Result
 from .moves import Move
 from .rules import RuleSet
 
-__all__ = ["CentreStackView", "View"]
+__all__ = ["CentreStackView", "SideRanks", "View"]
+
+SideRanks = tuple[tuple[tuple[int, ...], ...], ...]
+"""One player's side stacks: per stack, per card from the bottom, the ranks it stands for."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +81,11 @@ class View:
     """The last moves made, oldest first, with the seat that made each."""
     result: Result | None
     """How the game ended, or ``None`` while it goes on."""
+    side_ranks: tuple[SideRanks, SideRanks] | tuple[()] = ()
+    """Each player's side stacks as in ``sides``, with for every card the ranks it stands for,
+    lowest first: a natural card its own rank; a joker (classic rule 13) every rank it could
+    legally have been placed as, fixed when it was placed and public (``(7, 8)`` for a joker
+    placed on an 8)."""
 
     @property
     def is_public(self) -> bool:
@@ -93,6 +101,15 @@ class View:
     def my_turn(self) -> bool:
         """True when the viewer is on turn."""
         return self.viewer is not None and self.viewer == self.turn and self.result is None
+
+    def joker_ranks(self, player: int, side: int) -> list[tuple[int, ...]]:
+        """For side stack ``side`` of seat ``player`` (both 0-based), bottom first: the ranks
+        each joker stands for, ``()`` for a natural card."""
+        if not self.side_ranks:
+            return [() for _ in self.sides[player][side]]
+        return [ranks if card.is_joker else ()
+                for card, ranks in zip(self.sides[player][side],
+                                       self.side_ranks[player][side], strict=True)]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form with cards and moves in text notation."""
@@ -118,4 +135,6 @@ class View:
             "compulsory": [m.text for m in self.compulsory],
             "recent": [[p, m.text] for p, m in self.recent],
             "result": self.result.to_dict() if self.result else None,
+            "side_ranks": [[[list(ranks) for ranks in pile] for pile in player]
+                           for player in self.side_ranks],
         }

@@ -21,7 +21,15 @@ from ..moves import PASS
 from ..rules import RuleSet
 from ..views import View
 
-__all__ = ["Hidden", "determinize", "idle_streak", "sample_hidden", "side_masks", "unseen_cards"]
+__all__ = [
+    "Hidden",
+    "determinize",
+    "idle_streak",
+    "sample_hidden",
+    "seat_side_masks",
+    "side_masks",
+    "unseen_cards",
+]
 
 _RANKS_2_TO_K = sum(1 << r for r in range(2, 14))
 
@@ -46,9 +54,10 @@ def unseen_cards(view: View) -> list[Card]:
 def side_masks(rules: RuleSet, pile: Sequence[Card]) -> list[int]:
     """The ranks each card of a side stack stands for, placed in order as history placed it.
 
-    Views do not carry these (they are derived facts), so they are recomputed the way
-    ``Game.from_layout`` does: with four centre stacks assumed, which allows every placement the
-    rules ever allow (classic rules 12 and 13). Kings side stacks are plain ranks.
+    Recomputed the way ``Game.from_layout`` does: with four centre stacks assumed, which allows
+    every placement the rules ever allow (classic rules 12 and 13), so a joker placed on a 3 with
+    fewer than four centre stacks comes out as a 3 or a 2. Views show the real ranks
+    (``View.side_ranks``); see ``seat_side_masks``. Kings side stacks are plain ranks.
     """
     masks: list[int] = []
     below = -1
@@ -60,6 +69,15 @@ def side_masks(rules: RuleSet, pile: Sequence[Card]) -> list[int]:
         masks.append(mask)
         below = mask
     return masks
+
+
+def seat_side_masks(view: View, seat: int) -> list[list[int]]:
+    """The ranks each side-stack card of ``seat`` stands for, as bit masks: from the view, which
+    shows them (rule 13: fixed when a card is placed, and public); recomputed with
+    ``side_masks`` only for a view that lacks them."""
+    if view.side_ranks:
+        return [[sum(1 << r for r in ranks) for ranks in pile] for pile in view.side_ranks[seat]]
+    return [side_masks(view.rules, pile) for pile in view.sides[seat]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +159,7 @@ def determinize(view: View, rng: random.Random, hidden: Hidden | None = None) ->
     hands[opp] = list(hidden.opponent_hand)
     game.hands = hands
     game.sides = [[list(pile) for pile in player] for player in view.sides]
-    game.side_masks = [[side_masks(rules, pile) for pile in player] for player in view.sides]
+    game.side_masks = [seat_side_masks(view, seat) for seat in (0, 1)]
     game.centre = [list(stack.cards) for stack in view.centre]
     game.stock = list(hidden.stock)[::-1]  # the engine draws from the end of the list
     game.turn = view.turn

@@ -29,7 +29,7 @@ from ..game import _centre_fit_masks, _side_accepts_mask, _side_result
 from ..moves import PASS, Move, Target
 from ..rules import RuleSet
 from ..views import View
-from .knowledge import Hidden, idle_streak, side_masks, unseen_cards
+from .knowledge import Hidden, idle_streak, seat_side_masks, unseen_cards
 
 __all__ = ["Candidate", "Planner", "Weights"]
 
@@ -147,7 +147,7 @@ class Planner:
         self.needs0 = [c.needs for c in view.centre]
         self.hand0 = list(view.hand)
         self.sides0 = [list(s) for s in view.sides[me]]
-        self.masks0 = [side_masks(rules, s) for s in view.sides[me]]
+        self.masks0 = seat_side_masks(view, me)
         self.payoff = view.payoff_tops[me]
         self.payoff_count = view.payoff_counts[me]
         self.opp_payoff = view.payoff_tops[opp]

@@ -68,3 +68,31 @@ def test_same_seed_same_games_in_any_process() -> None:
         outcomes.add((line["wins"], line["ties"], line["losses"],
                       line["players"]["a"]["decisions"], line["players"]["b"]["decisions"]))
     assert len(outcomes) == 1
+
+
+def test_the_score_counts_a_tie_as_half_and_its_interval_holds_it() -> None:
+    row = run("normal", "easy", KINGS, 6, 2)
+    games = row["wins"] + row["ties"] + row["losses"]
+    assert games == 6
+    assert row["score"] == round((row["wins"] + row["ties"] / 2) / 6, 4)
+    low, high = row["score_ci95"]
+    assert 0.0 <= low <= row["score"] <= high <= 1.0
+
+
+def test_score_interval_of_all_ties_is_centred_on_a_half() -> None:
+    # Against a random kings player most games are stock-out ties: they must not read as wins.
+    from engine.arena import score_interval
+
+    low, high = score_interval(0, 100, 100)
+    assert low < 0.5 < high and abs((low + high) / 2 - 0.5) < 1e-9
+    assert score_interval(100, 0, 100)[0] > 0.96
+    assert score_interval(0, 0, 0) == (0.0, 1.0)
+
+
+def test_planning_decisions_are_timed_apart_from_following_a_plan() -> None:
+    row = run("normal", "random", KINGS, 2, 5)
+    normal = row["players"]["a"]
+    assert normal["planning"]["decisions"] + normal["following"]["decisions"] == \
+        normal["decisions"]
+    assert normal["planning"]["decisions"] > 0 and normal["following"]["decisions"] > 0
+    assert "planning" not in row["players"]["b"]  # a random player never plans

@@ -72,3 +72,18 @@ def test_decks_have_the_right_cards() -> None:
 
 def test_parse_cards_list() -> None:
     assert parse_cards("7H 8s, jk") == [Card.parse("7H"), Card.parse("8S"), JOKER]
+
+
+def test_cards_are_equal_only_to_themselves_and_defer_to_other_types() -> None:
+    from unittest import mock
+
+    seven = Card.parse("7H")
+    assert seven == Card.parse("7h") and seven is Card.parse("7h")
+    assert seven != Card.parse("8H")
+    assert (seven == Card.parse("7D")) is False
+    assert seven != "7H"
+    assert (seven == 7) is False
+    assert seven == mock.ANY  # another type still gets its say
+    hand = [Card.parse(t) for t in "2C 3D 7H 5H 7H".split()]
+    hand.remove(seven)
+    assert [c.text for c in hand] == ["2C", "3D", "5H", "7H"]

@@ -30,3 +30,34 @@ def test_push_changes_the_game_exactly_as_play_does(rules: RuleSet, seed: int) -
         quick.push(move)
         assert quick.to_dict() == checked.to_dict()
     assert quick.result == checked.result
+
+
+@pytest.mark.parametrize("rules", [CLASSIC, KINGS])
+@pytest.mark.parametrize("seed", range(6))
+def test_plays_and_endings_are_the_legal_moves_apart_in_order(rules: RuleSet, seed: int) -> None:
+    game, _ = Game.new(rules, seed)
+    rng = random.Random(seed)
+    while game.result is None:
+        legal = game.legal_moves()
+        plays, endings = game.legal_plays(), game.legal_endings()
+        assert plays == tuple(m for m in legal if m.is_play)
+        assert endings == tuple(m for m in legal if not m.is_play)
+        due = game.compulsory_plays()
+        if due:
+            assert plays == due and endings == ()
+        move = rng.choice(plays if plays and rng.random() < 0.7 else legal)
+        game.push(move)
+    assert game.legal_plays() == game.legal_endings() == game.legal_moves() == ()
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 5, 26, 52, 56, 104, 108])
+def test_the_engine_shuffles_exactly_as_random_shuffle(size: int) -> None:
+    # Saved games replay from their seed: the engine's own shuffle must give the same order.
+    from engine.game import _shuffle
+
+    for seed in range(20):
+        cards = list(range(size))
+        expected = list(range(size))
+        _shuffle(random.Random(f"x/{seed}"), cards)  # type: ignore[arg-type]
+        random.Random(f"x/{seed}").shuffle(expected)
+        assert cards == expected

@@ -250,3 +250,20 @@ def test_the_hard_player_takes_no_parameter_that_does_nothing() -> None:
         "seed", "node_limit", "threat_deals"]
     assert not hasattr(search, "chase")
     assert make_player("hard", 3).name == "hard"
+
+
+def test_players_read_what_a_side_stack_joker_stands_for_from_the_view() -> None:
+    # A joker placed on a 3 while one centre stack is in play stands for a 3 only (rules 12,
+    # 13); recomputing it from the cards alone would also allow a 2.
+    game = lay(CLASSIC, hands=["JK 2H 7C 7D 8S", "9H 10H JD 10D 10C"],
+               sides=[["3C", "", "", ""], EMPTY4], centre=["AS 2S 3S"])
+    game.play("JK>S1")
+    game.play("10H>S1")
+    view = game.view(0)
+    assert view.side_ranks[0][0] == ((3,), (3,))
+    from engine.ai.knowledge import determinize, seat_side_masks, side_masks
+
+    assert seat_side_masks(view, 0)[0] == [1 << 3, 1 << 3]
+    assert side_masks(CLASSIC, view.sides[0][0]) == [1 << 3, (1 << 3) | (1 << 2)]
+    assert determinize(view, random.Random(1)).side_masks[0][0] == [1 << 3, 1 << 3]
+    assert Planner(view).masks0[0] == [1 << 3, 1 << 3]

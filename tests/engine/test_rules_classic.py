@@ -200,6 +200,20 @@ def test_rule_13_a_joker_refused_on_an_ace_is_told_it_cant_stand_for_an_ace() ->
                                "can't stand for an Ace.")
 
 
+def test_rule_13_what_a_side_stack_joker_stands_for_is_public() -> None:
+    game = lay(CLASSIC, hands=["JK JK 7D 8S 8C", "9H 10H JD 10D 10C"],
+               sides=[["8C", "3C", "", ""], EMPTY4], centre=["AS 2S 3S"])
+    game.play("JK>S1")  # on an 8: a 7 or an 8
+    game.play("10H>S1")
+    game.play("JK>S2")  # on a 3 with one centre stack: only a 3 (rule 12)
+    for view in (game.public_view(), game.view(0), game.view(1)):
+        assert view.side_ranks[0][0] == ((8,), (7, 8))
+        assert view.side_ranks[0][1] == ((3,), (3,))
+        assert view.joker_ranks(0, 0) == [(), (7, 8)]
+        assert view.to_dict()["side_ranks"][0][1] == [[3], [3]]
+    assert game.view(1).side_ranks[1] == (((10,),), (), (), ())
+
+
 def test_rule_13_joker_starting_a_side_stack_may_be_a_two_for_a_two() -> None:
     # On an empty side stack the joker stands for any rank 2..K, so a 2 fits on it as the same
     # rank (rule 13), even with fewer than four centre stacks.
