@@ -134,7 +134,7 @@ def run_render(boards: int, seed: int = 1) -> list[dict[str, object]]:
 def _ledger(args: argparse.Namespace) -> list[dict[str, object]]:
     from .bench_ledger import run_ledger
 
-    return run_ledger(args.entries, args.players, args.seed)
+    return [run_ledger(lines, args.players, args.seed, args.runs) for lines in args.lines]
 
 
 BENCHMARKS: dict[str, Callable[[argparse.Namespace], list[dict[str, object]]]] = {
@@ -142,6 +142,16 @@ BENCHMARKS: dict[str, Callable[[argparse.Namespace], list[dict[str, object]]]] =
     "ledger": _ledger,
 }
 """The benchmarks by name."""
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of sizes: {text!r}") from None
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError("sizes must be at least 1")
+    return sizes
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -152,8 +162,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="which benchmark to run (default: all)")
     parser.add_argument("--boards", type=int, default=200, help="positions to draw (render)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--entries", type=int, default=100_000, help="ledger lines (ledger)")
+    parser.add_argument("--lines", type=_sizes, default=[100_000],
+                        help="ledger lines, a row per size: 10000,100000,1000000 (ledger)")
     parser.add_argument("--players", type=int, default=200, help="players (ledger)")
+    parser.add_argument("--runs", type=int, default=50, help="timed runs of each query (ledger)")
     args = parser.parse_args(argv)
     if args.boards < 1:
         parser.error("--boards must be at least 1")

@@ -97,6 +97,8 @@ class Stats:
     ratings: dict[str, tuple[int, bool]]
     """Per rule set: the displayed rating (see ``display_rating``) and whether provisional."""
     series: list[tuple[float, int]]
+    """Net money over time, ``(time, running balance in cents)``, downsampled for the chart
+    (see ``Storage.money_series``); the last point's balance is ``net_cents``."""
 
 
 class LedgerService:
