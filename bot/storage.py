@@ -219,13 +219,14 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX games_thread ON games (thread_id) WHERE thread_id IS NOT NULL;
     """,
     # 5 (ledger at scale): /stats reads through indexes only, whatever the history's length.
-    # A player's latest lines of one kind, from either side, newest first (his streak);
+    # A player's latest lines of one kind, from either side, newest first, with the winner
+    # (his streak, read from the index alone);
     # ``money_points``: his running net money after each of his game and void lines, numbered
     # 1, 2, 3… per player (derived from the ledger like the summaries, rebuilt with them), so
     # a chart's evenly spaced points are a few lookups by number, not a sum over his history.
     """
-    CREATE INDEX ledger_debtor_kind ON ledger (guild_id, debtor_id, kind, id);
-    CREATE INDEX ledger_creditor_kind ON ledger (guild_id, creditor_id, kind, id);
+    CREATE INDEX ledger_debtor_kind ON ledger (guild_id, debtor_id, kind, id, winner_id);
+    CREATE INDEX ledger_creditor_kind ON ledger (guild_id, creditor_id, kind, id, winner_id);
     CREATE TABLE money_points (
         guild_id    INTEGER NOT NULL,
         user_id     INTEGER NOT NULL,
@@ -1176,6 +1177,19 @@ class Storage:
         return [r["winner_id"] for r in rows]
 
     @_serialised
+    async def latest_game_id(self, guild_id: int, user_id: int) -> int | None:
+        """The game of the user's latest game line in the server (voided or not), or ``None``."""
+        side = ("SELECT id, game_id FROM ledger WHERE guild_id = ? AND {who} = ? AND "
+                "kind = 'game' ORDER BY id DESC LIMIT 1")
+        async with self._db.execute(
+            f"SELECT game_id FROM (SELECT * FROM ({side.format(who='debtor_id')}) UNION ALL "
+            f"SELECT * FROM ({side.format(who='creditor_id')})) ORDER BY id DESC LIMIT 1",
+            (guild_id, user_id, guild_id, user_id),
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    @_serialised
     async def money_series(self, guild_id: int, user_id: int, points: int = 200
                            ) -> list[tuple[float, int]]:
         """The user's net money (cents) over time, as ``(time, running balance)`` after his
@@ -1340,11 +1354,14 @@ class Storage:
         return [_ledger(r) for r in rows]
 
     @_serialised
-    async def ratings(self, guild_id: int, rules: str | None = None
+    async def ratings(self, guild_id: int, rules: str | None = None, user_id: int | None = None
                       ) -> dict[tuple[int, str], tuple[float, float, int]]:
-        """(user, rules) → (mu, sigma, games)."""
+        """(user, rules) → (mu, sigma, games); of one user only with ``user_id``."""
         sql = "SELECT * FROM ratings WHERE guild_id = ?"
         args: list[Any] = [guild_id]
+        if user_id is not None:
+            sql += " AND user_id = ?"
+            args.append(user_id)
         if rules:
             sql += " AND rules = ?"
             args.append(rules)
