@@ -8,8 +8,10 @@ cold time (the first picture in a fresh interpreter: fonts opened, caches empty)
 ``--boards`` pictures drawn one after another in this process (caches warm, as in a bot that
 has run a while) the median, p99 and worst time, and the median and largest PNG size:
 
-    {"name": "render_board", "boards": 200, "cold_ms": 95.2, "median_ms": 19.7,
-     "p99_ms": 38.0, "worst_ms": 41.6, "png_kb_median": 40.1, "png_kb": 66.4}
+    {"name": "render_board", "boards": 200, "cold_ms": 61.3, "median_ms": 15.5,
+     "p99_ms": 35.4, "worst_ms": 43.1, "png_kb_median": 52.4, "png_kb": 66.4}
+
+(measured on 2 AMD EPYC cores; BENCHMARKS.md has the figures, the machine and the command).
 
 What it leaves out: sending the picture (Discord's upload), the thread hop the bot makes
 (``asyncio.to_thread``) and any other work competing for the CPU; pictures are drawn one at a
