@@ -79,12 +79,13 @@ async def _time(query: Callable[[], Awaitable[Any]], repeat: int) -> list[float]
     return times
 
 
-async def _queries(ledger: LedgerService, user: int, other: int
+async def _queries(ledger: LedgerService, user: int, other: int, pair_lines: int
                    ) -> list[tuple[str, Callable[[], Awaitable[Any]]]]:
+    last = max(0, pair_lines - 1) // 10  # pages of 10, as the command shows them
     out: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
         ("/ledger", lambda: ledger.balances(GUILD, user)),
         ("/ledger user (page 1)", lambda: ledger.head_to_head(GUILD, user, other, 0)),
-        ("/ledger user (last page)", lambda: ledger.head_to_head(GUILD, user, other, 99)),
+        ("/ledger user (last page)", lambda: ledger.head_to_head(GUILD, user, other, last)),
     ]
     for by in ("net", "wins", "win_rate", "rating"):
         for rules in (None, "kings"):
@@ -131,7 +132,7 @@ async def _run(entries: int, players: int, seed: int, repeat: int) -> dict[str, 
             median: dict[str, float] = {}
             p99: dict[str, float] = {}
             worst: dict[str, float] = {}
-            for name, query in await _queries(ledger, user, other):
+            for name, query in await _queries(ledger, user, other, pair_lines):
                 first, *times = await _time(query, repeat)
                 cold[name] = round(first, 2)
                 median[name] = round(statistics.median(times), 2)
