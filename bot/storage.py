@@ -224,6 +224,8 @@ MIGRATIONS: tuple[str, ...] = (
     # ``money_points``: his running net money after each of his game and void lines, numbered
     # 1, 2, 3… per player (derived from the ledger like the summaries, rebuilt with them), so
     # a chart's evenly spaced points are a few lookups by number, not a sum over his history.
+    # ``pair_points``: the same for two players, every line between them, with what the lower
+    # id owes the higher after it: a page of /ledger user is a range of numbers.
     """
     CREATE INDEX ledger_debtor_kind ON ledger (guild_id, debtor_id, kind, id, winner_id);
     CREATE INDEX ledger_creditor_kind ON ledger (guild_id, creditor_id, kind, id, winner_id);
@@ -237,6 +239,23 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (guild_id, user_id, seq)
     ) WITHOUT ROWID;
     CREATE INDEX money_points_balance ON money_points (guild_id, user_id, balance, seq);
+    CREATE TABLE pair_points (
+        guild_id    INTEGER NOT NULL,
+        low_id      INTEGER NOT NULL,
+        high_id     INTEGER NOT NULL,
+        seq         INTEGER NOT NULL,
+        ledger_id   INTEGER NOT NULL,
+        owed_cents  INTEGER NOT NULL,
+        PRIMARY KEY (guild_id, low_id, high_id, seq)
+    ) WITHOUT ROWID;
+    INSERT INTO pair_points (guild_id, low_id, high_id, seq, ledger_id, owed_cents)
+    SELECT guild_id, MIN(debtor_id, creditor_id), MAX(debtor_id, creditor_id),
+           ROW_NUMBER() OVER win, id,
+           SUM(CASE WHEN debtor_id < creditor_id THEN amount_cents ELSE -amount_cents END)
+               OVER win
+    FROM ledger
+    WINDOW win AS (PARTITION BY guild_id, MIN(debtor_id, creditor_id),
+                   MAX(debtor_id, creditor_id) ORDER BY id ROWS UNBOUNDED PRECEDING);
     INSERT INTO money_points (guild_id, user_id, seq, ledger_id, created_at, balance)
     SELECT guild_id, user_id, ROW_NUMBER() OVER win, id, created_at, SUM(delta) OVER win
     FROM (SELECT guild_id, creditor_id AS user_id, id, created_at, amount_cents AS delta
@@ -920,7 +939,22 @@ class Storage:
                                                                  entry.margin), sign=1)
         await self._add_money_points(entry.guild_id, entry_id, entry.debtor_id,
                                      entry.creditor_id, entry.amount_cents, now)
+        await self._add_pair_point(entry.guild_id, entry_id, entry.debtor_id,
+                                   entry.creditor_id, entry.amount_cents)
         return entry_id
+
+    async def _add_pair_point(self, guild_id: int, entry_id: int, debtor: int, creditor: int,
+                              amount: int) -> None:
+        """The pair's next point after any ledger line (in the line's transaction)."""
+        low, high = min(debtor, creditor), max(debtor, creditor)
+        key = "guild_id = ? AND low_id = ? AND high_id = ?"
+        await self._db.execute(
+            "INSERT INTO pair_points (guild_id, low_id, high_id, seq, ledger_id, owed_cents) "
+            f"SELECT ?, ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ? + COALESCE((SELECT owed_cents "
+            f"FROM pair_points WHERE {key} ORDER BY seq DESC LIMIT 1), 0) "
+            f"FROM pair_points WHERE {key}",
+            (guild_id, low, high, entry_id, amount if debtor == low else -amount,
+             guild_id, low, high, guild_id, low, high))
 
     async def _add_money_points(self, guild_id: int, entry_id: int, debtor: int, creditor: int,
                                 amount: int, when: float) -> None:
@@ -1039,6 +1073,7 @@ class Storage:
             if settlement_id is not None:
                 await self._db.execute("UPDATE settlements SET ledger_id = ? WHERE id = ?",
                                        (entry_id, settlement_id))
+            await self._add_pair_point(guild_id, entry_id, debtor_id, creditor_id, amount_cents)
             if game is not None:
                 # Undo the voided game: the debtor of the void is the original winner.
                 await self._apply_to_summaries(guild_id, creditor_id, debtor_id, amount_cents,
@@ -1108,25 +1143,29 @@ class Storage:
         self, guild_id: int, a: int, b: int, *, offset: int = 0, limit: int | None = None,
     ) -> tuple[list[tuple[LedgerRow, int]], int]:
         """Lines between ``a`` and ``b``, newest first, each with the running balance (cents
-        ``a`` owes ``b`` after it); and how many lines there are in all."""
-        # One index range per direction (guild, debtor, creditor): an OR of the two directions
-        # is planned as a scan of the whole server's ledger when the tables are not analysed.
-        side = "SELECT * FROM ledger WHERE guild_id = ? AND debtor_id = ? AND creditor_id = ?"
-        args = (guild_id, a, b, guild_id, b, a)
-        async with self._db.execute(
-            f"SELECT (SELECT COUNT(*) FROM ({side})) + (SELECT COUNT(*) FROM ({side}))", args
-        ) as cur:
+        ``a`` owes ``b`` after it); and how many lines there are in all.
+
+        Read from ``pair_points`` by number: a page costs its own lines, wherever it lies in
+        the pair's history."""
+        low, high = min(a, b), max(a, b)
+        key = "guild_id = ? AND low_id = ? AND high_id = ?"
+        async with self._db.execute(f"SELECT MAX(seq) FROM pair_points WHERE {key}",
+                                    (guild_id, low, high)) as cur:
             total_row = await cur.fetchone()
-        total = int(total_row[0]) if total_row else 0
-        sql = (f"SELECT *, SUM(CASE WHEN debtor_id = ? THEN amount_cents ELSE -amount_cents END) "
-               f"OVER (ORDER BY id) AS running FROM ({side} UNION ALL {side}) ORDER BY id DESC")
-        params: list[Any] = [a, *args]
-        if limit is not None:
-            sql += " LIMIT ? OFFSET ?"
-            params += [limit, offset]
-        async with self._db.execute(sql, params) as cur:
+        total = int(total_row[0]) if total_row and total_row[0] is not None else 0
+        newest = total - offset
+        oldest = 1 if limit is None else max(1, newest - limit + 1)
+        if newest < oldest:
+            return [], total
+        async with self._db.execute(
+            "SELECT l.*, p.owed_cents AS running FROM pair_points p JOIN ledger l "
+            "ON l.id = p.ledger_id WHERE p.guild_id = ? AND p.low_id = ? AND p.high_id = ? "
+            "AND p.seq BETWEEN ? AND ? ORDER BY p.seq DESC",
+            (guild_id, low, high, oldest, newest),
+        ) as cur:
             rows = await cur.fetchall()
-        return [(_ledger(r), int(r["running"])) for r in rows], total
+        sign = 1 if a == low else -1
+        return [(_ledger(r), sign * int(r["running"])) for r in rows], total
 
     @_serialised
     async def leaderboard(
@@ -1295,6 +1334,15 @@ class Storage:
             await self._db.execute("DELETE FROM pair_balances WHERE guild_id = ?", (guild_id,))
             await self._db.execute("DELETE FROM player_stats WHERE guild_id = ?", (guild_id,))
             await self._db.execute("DELETE FROM money_points WHERE guild_id = ?", (guild_id,))
+            await self._db.execute("DELETE FROM pair_points WHERE guild_id = ?", (guild_id,))
+            await self._db.execute(
+                "INSERT INTO pair_points (guild_id, low_id, high_id, seq, ledger_id, owed_cents) "
+                "SELECT guild_id, MIN(debtor_id, creditor_id), MAX(debtor_id, creditor_id), "
+                "ROW_NUMBER() OVER win, id, SUM(CASE WHEN debtor_id < creditor_id "
+                "THEN amount_cents ELSE -amount_cents END) OVER win FROM ledger "
+                "WHERE guild_id = ? WINDOW win AS (PARTITION BY MIN(debtor_id, creditor_id), "
+                "MAX(debtor_id, creditor_id) ORDER BY id ROWS UNBOUNDED PRECEDING)",
+                (guild_id,))
             await self._db.execute(
                 "INSERT INTO money_points (guild_id, user_id, seq, ledger_id, created_at, "
                 "balance) SELECT ?, user_id, ROW_NUMBER() OVER win, id, created_at, "

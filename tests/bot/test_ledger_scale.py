@@ -96,10 +96,15 @@ async def test_points_written_with_each_line_equal_the_rebuilt_ones(tmp_path: Pa
                                     creditor_id=entry.debtor_id,
                                     amount_cents=entry.amount_cents, note="test",
                                     created_by=11, voids_id=entry.id)
+        await storage.add_entry(guild_id=GUILD, kind="payment", debtor_id=11, creditor_id=22,
+                                amount_cents=7, note="payment", created_by=11)
+        pairs = [(11, 22), (22, 11), (11, 33), (33, 22)]
         before = {u: await storage.money_series(GUILD, u, points=1000) for u in (11, 22, 33)}
+        pages_before = [await storage.pair_entries(GUILD, a, b) for a, b in pairs]
         await storage.rebuild_summaries(GUILD)
         after = {u: await storage.money_series(GUILD, u, points=1000) for u in (11, 22, 33)}
         assert before == after and all(before.values())
+        assert [await storage.pair_entries(GUILD, a, b) for a, b in pairs] == pages_before
         for user in (11, 22, 33):
             stats = await LedgerService(storage).stats(GUILD, user)
             assert before[user][-1][1] == stats.net_cents
@@ -133,6 +138,38 @@ async def test_the_migration_fills_the_points_of_an_existing_ledger(tmp_path: Pa
         for user in range(1000, 1005):
             assert await storage.money_series(GUILD, user, points=10_000) \
                 == _true_balances(lines, user)
+        rows, total = await storage.pair_entries(GUILD, 1003, 1001)
+        assert total == len(rows) == len(_pair_lines(lines, 1003, 1001)) > 10
+        assert [(row.id, running) for row, running in rows] \
+            == [(i, running) for i, running in reversed(_pair_lines(lines, 1003, 1001))]
+    finally:
+        await storage.close()
+
+
+def _pair_lines(lines: list[LedgerRow], a: int, b: int) -> list[tuple[int, int]]:
+    """(ledger id, cents ``a`` owes ``b`` after it) of every line between them, by hand."""
+    out: list[tuple[int, int]] = []
+    owed = 0
+    for number, line in enumerate(lines, start=1):  # ids follow the order of the import
+        if {line.debtor_id, line.creditor_id} == {a, b}:
+            owed += line.amount_cents if line.debtor_id == a else -line.amount_cents
+            out.append((number, owed))
+    return out
+
+
+async def test_a_page_of_a_long_pair_history_is_its_slice_of_the_whole(tmp_path: Path) -> None:
+    lines = list(_lines(900, 2, random.Random(4)))  # every line between the same two
+    storage = await Storage.open(tmp_path / "pair.sqlite3")
+    try:
+        await storage.import_ledger_lines(lines)
+        whole, total = await storage.pair_entries(GUILD, 1000, 1001)
+        assert total == 900 and whole[0][1] == await storage.pair_balance(GUILD, 1000, 1001)
+        for offset in (0, 10, 450, 890, 895, 900, 950):
+            page, count = await storage.pair_entries(GUILD, 1000, 1001, offset=offset,
+                                                     limit=10)
+            assert count == 900 and page == whole[offset:offset + 10]
+        mirrored, _ = await storage.pair_entries(GUILD, 1001, 1000, offset=450, limit=10)
+        assert [(r, -owed) for r, owed in mirrored] == whole[450:460]
     finally:
         await storage.close()
 
