@@ -79,8 +79,8 @@ async def _time(query: Callable[[], Awaitable[Any]], repeat: int) -> list[float]
     return times
 
 
-async def _queries(ledger: LedgerService, user: int, other: int, pair_lines: int
-                   ) -> list[tuple[str, Callable[[], Awaitable[Any]]]]:
+def _queries(ledger: LedgerService, user: int, other: int, pair_lines: int, ten: list[int]
+             ) -> list[tuple[str, Callable[[], Awaitable[Any]]]]:
     last = max(0, pair_lines - 1) // 10  # pages of 10, as the command shows them
     out: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
         ("/ledger", lambda: ledger.balances(GUILD, user)),
@@ -94,7 +94,6 @@ async def _queries(ledger: LedgerService, user: int, other: int, pair_lines: int
 
             out.append((f"/leaderboard by:{by} rules:{rules or 'all'}", board))
     out.append(("/stats", lambda: ledger.stats(GUILD, user)))
-    ten = [standing.user_id for standing in (await ledger.leaderboard(GUILD, "net", None))[0][:10]]
     # A leaderboard's names when none of its players is in the bot's member cache. The
     # benchmark has no game rows, so this is the lookup alone, without reading a game.
     out.append(("names of 10 uncached players", lambda: ledger.player_names(GUILD, ten)))
@@ -110,17 +109,20 @@ async def _run(entries: int, players: int, seed: int, repeat: int) -> dict[str, 
             started = time.perf_counter()
             await _fill(storage, entries, players, seed)
             fill_s = time.perf_counter() - started
+            # Whom to time, looked up before the connection is closed.
+            rng = random.Random(seed + 1)
+            user = 1000 + rng.randrange(players)
+            other = (await storage.balances(GUILD, user))[0][0]  # his largest balance
+            stats = await storage.player_stats(GUILD, user)
+            _, pair_lines = await storage.pair_entries(GUILD, user, other, limit=1)
+            board, _ = await LedgerService(storage).leaderboard(GUILD, "net", None)
+            ten = [standing.user_id for standing in board[:10]]
         finally:
             await storage.close()
         # Timed on a fresh connection, as a restarted bot would: nothing cached in SQLite yet.
         storage = await Storage.open(path)
         try:
             ledger = LedgerService(storage)
-            rng = random.Random(seed + 1)
-            user = 1000 + rng.randrange(players)
-            other = (await storage.balances(GUILD, user))[0][0]  # his largest balance
-            stats = await storage.player_stats(GUILD, user)
-            _, pair_lines = await storage.pair_entries(GUILD, user, other, limit=1)
             row: dict[str, object] = {
                 "benchmark": "ledger", "lines": entries, "players": players,
                 "fill_s": round(fill_s, 1), "db_mb": round(path.stat().st_size / 2**20, 1),
@@ -132,7 +134,7 @@ async def _run(entries: int, players: int, seed: int, repeat: int) -> dict[str, 
             median: dict[str, float] = {}
             p99: dict[str, float] = {}
             worst: dict[str, float] = {}
-            for name, query in await _queries(ledger, user, other, pair_lines):
+            for name, query in _queries(ledger, user, other, pair_lines, ten):
                 first, *times = await _time(query, repeat)
                 cold[name] = round(first, 2)
                 median[name] = round(statistics.median(times), 2)

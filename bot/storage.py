@@ -1294,9 +1294,9 @@ class Storage:
         try:
             await self._db.execute("BEGIN IMMEDIATE")
             try:
-                # Building an index once from sorted keys is several times quicker than
-                # growing it by a million random inserts: the ledger's indexes are dropped
-                # and built again around the inserts, in the same transaction.
+                # Building an index once from sorted keys is quicker than growing it by
+                # random inserts (300,000 lines: 4.6 s against 6.3 s): the ledger's indexes
+                # are dropped and built again around the inserts, in the same transaction.
                 async with self._db.execute(
                     "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND "
                     "tbl_name = 'ledger' AND sql IS NOT NULL",
