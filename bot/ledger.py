@@ -97,6 +97,8 @@ class Stats:
     ratings: dict[str, tuple[int, bool]]
     """Per rule set: the displayed rating (see ``display_rating``) and whether provisional."""
     series: list[tuple[float, int]]
+    """Net money over time, ``(time, running balance in cents)``, downsampled for the chart
+    (see ``Storage.money_series``); the last point's balance is ``net_cents``."""
 
 
 class LedgerService:
@@ -176,17 +178,13 @@ class LedgerService:
         for user in user_ids:
             if user in names:
                 continue
-            for other, _, games in await self.storage.balances(guild_id, user):
-                game_id = await self._latest_game_id(guild_id, user, other) if games else None
-                game = await self.storage.get_game(game_id) if game_id is not None else None
-                if game is not None:
-                    names.update(zip(game.players, game.names, strict=True))
-                    break
+            # His latest game line, read through an index: two lookups per player, however
+            # long the history (it used to try each of his partners' lines in turn).
+            game_id = await self.storage.latest_game_id(guild_id, user)
+            game = await self.storage.get_game(game_id) if game_id is not None else None
+            if game is not None:
+                names.update(zip(game.players, game.names, strict=True))
         return names
-
-    async def _latest_game_id(self, guild_id: int, a: int, b: int) -> int | None:
-        rows, _ = await self.storage.pair_entries(guild_id, a, b, limit=50)
-        return next((row.game_id for row, _ in rows if row.game_id is not None), None)
 
     async def csv_export(self, guild_id: int, a: int, b: int, currency: str,
                          names: Mapping[int, str] | None = None) -> bytes:
@@ -457,10 +455,10 @@ class LedgerService:
                 count += 1
             streak = f"{count}{kind}"
         ratings = {}
-        for (user, rules), (mu, sigma, games) in (await self.storage.ratings(guild_id)).items():
-            if user == user_id:
-                ratings[rules] = (display_rating(mu, sigma),
-                                  games < MIN_RANKED_GAMES or sigma > PROVISIONAL_SIGMA)
+        for (_, rules), (mu, sigma, games) in (
+                await self.storage.ratings(guild_id, user_id=user_id)).items():
+            ratings[rules] = (display_rating(mu, sigma),
+                              games < MIN_RANKED_GAMES or sigma > PROVISIONAL_SIGMA)
         series = await self.storage.money_series(guild_id, user_id)
         wins = total["wins"]
         return Stats(total["games"], wins, total["losses"], total["ties"], total["net_cents"],

@@ -122,8 +122,11 @@ def _time(when: float) -> str:
 
 def render_money_chart(points: Sequence[tuple[float, int]], label: str,
                        currency: str = "$") -> bytes:
-    """Net money (cents, running total) over time as a line with a marker per game; ``label``
-    titles it. The money axis is labelled with amounts, the time axis with spread dates."""
+    """Net money over time as a line with a marker per point; ``label`` titles it.
+
+    ``points`` are ``(time, running balance in cents)``, oldest first, as
+    ``Storage.money_series`` gives them (a long history already downsampled to a few hundred
+    points). The money axis is labelled with amounts, the time axis with spread dates."""
     width, height = 900, 360
     left, right, top, bottom = 110, 30, 60, 44
     small = _font(16, bold=False)
@@ -135,11 +138,7 @@ def render_money_chart(points: Sequence[tuple[float, int]], label: str,
             draw.text((left, height // 2), "Not enough games yet for a chart.",
                       font=_font(22, bold=False), fill=MUTED)
             return _save(image)
-        running = []
-        total = 0
-        for when, delta in points:
-            total += delta
-            running.append((when, total))
+        running = list(points)
         ticks = money_ticks(min(v for _, v in running), max(v for _, v in running))
         lo, hi = ticks[0], ticks[-1]
         span = max(1, hi - lo)
