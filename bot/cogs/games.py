@@ -46,7 +46,14 @@ Interaction = discord.Interaction[Any]
 
 
 LEVELS = ("easy", "normal", "hard")
-LEVEL_CHOICES = [Choice(name=level, value=level) for level in LEVELS]
+# What each level is like, in a player's words; the strengths are measured with
+# ``python -m engine.arena`` (a score counts a win 1 and a tie ½; see BENCHMARKS.md).
+LEVEL_CHOICES = [
+    Choice(name="easy: one sensible move at a time, no plan (gentle, instant)", value="easy"),
+    Choice(name="normal: plans each whole turn (scores ~0.85 against easy)", value="normal"),
+    Choice(name="hard: also reckons with your hidden cards (~0.64 against normal)",
+           value="hard"),
+]
 
 RULE_NAMES = ("kings", "classic")
 RULE_CHOICES = [Choice(name="kings (Kings wild, to 50 points)", value="kings"),
@@ -116,7 +123,7 @@ class GamesCog(commands.Cog):
                            per_card="Paid per card of the winning margin, e.g. 0.05",
                            target="Play a match to this many points (kings: 50; classic: "
                                   "one game)",
-                           level="Against me (the computer): how strong (default normal)")
+                           level="Against me (the computer): easy, normal or hard (default normal)")
     @app_commands.choices(rules=RULE_CHOICES, level=LEVEL_CHOICES)
     @app_commands.guild_only()
     async def challenge(

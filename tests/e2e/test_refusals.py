@@ -19,3 +19,13 @@ async def test_kings_names_its_three_centre_stacks(world: World, no_error_logs, 
     assert reply.ephemeral
     assert "C1 to C3" in reply.content and "C4" not in reply.content.replace(f"{to}", "")
     assert live.version == 0, "nothing changed"
+
+
+async def test_each_computer_level_says_what_it_is_like(world: World) -> None:
+    command = world.fake.commands()["challenge"]
+    level = next(o for o in command.options if o["name"] == "level")
+    choices = {c["value"]: c["name"] for c in level["choices"]}
+    assert set(choices) == {"easy", "normal", "hard"}
+    for value, name in choices.items():
+        assert name.startswith(value + ":") and len(name) > len(value) + 20
+        assert len(name) <= 100
