@@ -170,6 +170,13 @@ def result_text(result: Result, names: tuple[str, str]) -> str:
     return f"{winner} wins, scoring {points} ({reasons[result.reason]})."
 
 
+def _ranks_text(ranks: tuple[int, ...]) -> str:
+    """``7``, ``7/8``, or a run as ``2–K``."""
+    if len(ranks) > 2 and list(ranks) == list(range(ranks[0], ranks[-1] + 1)):
+        return f"{_rank_short(ranks[0])}–{_rank_short(ranks[-1])}"
+    return "/".join(_rank_short(r) for r in ranks)
+
+
 def board_fields(view: View, names: tuple[str, str]) -> list[tuple[str, str]]:
     """The public board as (heading, text) pairs, for an embed beside the image.
 
@@ -186,7 +193,10 @@ def board_fields(view: View, names: tuple[str, str]) -> list[tuple[str, str]]:
     for seat in (0, 1):
         sides = []
         for i, pile in enumerate(view.sides[seat]):
-            sides.append(f"S{i + 1}: " + (" ".join(c.display for c in pile) if pile else "empty"))
+            # A joker on a side stack stands for the ranks it was placed as (rule 13): public.
+            shown = [card.display + (f"(as {_ranks_text(ranks)})" if ranks else "")
+                     for card, ranks in zip(pile, view.joker_ranks(seat, i), strict=True)]
+            sides.append(f"S{i + 1}: " + (" ".join(shown) if pile else "empty"))
         marker = " ▶ on turn" if view.turn == seat and view.result is None else ""
         fields.append((
             f"{names[seat]}{marker}",

@@ -20,3 +20,24 @@ def test_user_input_is_quoted_short_and_messages_fit() -> None:
     assert quote("x" * 3000) == "`" + "x" * 24 + "…`"
     assert quote("a`b") == "`aˋb`", "a backtick can't end the code span early"
     assert len(clip("y" * 5000)) == 2000 and clip("short") == "short"
+
+
+def test_the_board_text_says_what_a_side_stack_joker_stands_for() -> None:
+    from bot.text import board_fields
+    from engine import CLASSIC, Game
+    from engine.players import make_player
+
+    game, _ = Game.new(CLASSIC, 0)
+    players = [make_player("easy", 1), make_player("easy", 2)]
+    while game.result is None:
+        game.play(players[game.turn].choose(game.view(game.turn)))
+        view = game.public_view()
+        jokers = [(seat, side) for seat in (0, 1) for side in range(4)
+                  if any(view.joker_ranks(seat, side))]
+        if jokers:
+            break
+    assert jokers, "this seeded game puts a joker on a side stack"
+    seat, side = jokers[0]
+    text = dict(board_fields(view, ("A", "B")))["AB"[seat]]
+    line = next(t for t in text.splitlines() if t.startswith(f"S{side + 1}:"))
+    assert "🃏(as " in line
