@@ -201,9 +201,28 @@ class BotProcess:
             await asyncio.wait_for(self._reader, 5)
         return self.proc.returncode or 0
 
-    def log_errors(self) -> int:
-        return sum(1 for line in self.log.getvalue().splitlines()
-                   if " ERROR " in line or line.startswith("Traceback"))
+    def log_errors(self) -> list[str]:
+        """One entry per ERROR line (with the exception its traceback ends with), and one per
+        traceback logged without one."""
+        out: list[str] = []
+        lines = self.log.getvalue().splitlines()
+        after_error = False
+        for i, line in enumerate(lines):
+            if " ERROR " in line:
+                out.append(line)
+                after_error = True
+            elif line.startswith("Traceback"):
+                end = next((lines[j] for j in range(i + 1, len(lines))
+                            if lines[j].strip() and not lines[j].startswith(
+                                (" ", "Traceback", "During", "The above"))), "")
+                if after_error and out:
+                    out[-1] += " | " + end
+                else:
+                    out.append(end)
+                after_error = True  # a chained traceback ("During handling…") joins it
+            elif re.match(r"\d{4}-\d\d-\d\d ", line):  # the next log record
+                after_error = False
+        return out
 
 
 # ---------------------------------------------------------------------- the players
@@ -531,7 +550,10 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
     unanswered = sum(1 for r in records if r.callback is None and not r.rejected_callbacks)
     late_answers = sum(1 for r in records if r.callback is None and r.rejected_callbacks)
     detail: Counter[str] = Counter(load.problems)
-    detail.update(unanswered=unanswered, late=late_answers, bot_log_errors=bot.log_errors(),
+    logged = bot.log_errors()
+    for line in sorted(set(logged))[:12]:  # what went wrong, once each, beside the figures
+        print("bot log:", line[:300], file=sys.stderr)
+    detail.update(unanswered=unanswered, late=late_answers, bot_log_errors=len(logged),
                   fake_faults=len(fake.errors) + len(fake.unhandled),
                   bot_exit_status=int(status != 0), games_not_opened=games - opened)
     errors = {k: v for k, v in detail.items() if v}
