@@ -619,8 +619,9 @@ def run_load(sizes: Sequence[int], *, plot: Path | None = None, **options: Any
 def plot_p99(rows: Sequence[dict[str, Any]], path: Path) -> None:
     """A PNG of first-response p99 (and p50) against the number of games, with the 250 ms
     target and Discord's 3 s limit as lines."""
-    from PIL import Image, ImageDraw
+    from PIL import Image, ImageDraw, ImageFont
 
+    font = ImageFont.truetype(str(Path(__file__).parent / "assets" / "DejaVuSans.ttf"), 12)
     width, height, left, right, top, bottom = 720, 420, 70, 20, 40, 50
     image = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(image)
@@ -637,13 +638,13 @@ def plot_p99(rows: Sequence[dict[str, Any]], path: Path) -> None:
     for ms, colour, label in ((250.0, "green", "250 ms target"), (3000.0, "red", "3 s limit")):
         y = at(0, ms)[1]
         draw.line([left, y, width - right, y], fill=colour)
-        draw.text((left + 5, y - 12), label, fill=colour)
+        draw.text((left + 5, y - 12), label, fill=colour, font=font)
     for step in range(5):
         ms = top_ms * step / 4
-        draw.text((5, at(0, ms)[1] - 6), f"{ms:.0f} ms", fill="black")
+        draw.text((5, at(0, ms)[1] - 6), f"{ms:.0f} ms", fill="black", font=font)
     for games in xs:
         x = at(games, 0)[0]
-        draw.text((x - 8, height - bottom + 8), str(games), fill="black")
+        draw.text((x - 8, height - bottom + 8), str(games), fill="black", font=font)
     for key, colour in (("p99_ms", "blue"), ("p50_ms", "gray")):
         points = [at(int(r["games"]), float(r[key])) for r in rows]
         if len(points) > 1:
@@ -652,6 +653,6 @@ def plot_p99(rows: Sequence[dict[str, Any]], path: Path) -> None:
             draw.ellipse([x - 4, y - 4, x + 4, y + 4], fill=colour)
     mode = rows[0]["mode"] if rows else ""
     draw.text((left, 12), f"First-response latency against open games ({mode}): "
-                          "p99 blue, p50 grey", fill="black")
-    draw.text((width // 2 - 20, height - 20), "games", fill="black")
+                          "p99 blue, p50 grey", fill="black", font=font)
+    draw.text((width // 2 - 20, height - 20), "games", fill="black", font=font)
     image.save(path, format="PNG")
