@@ -36,10 +36,12 @@ What it measures:
   new picture.
 - ``bot_cpu_pct``: the bot process's user+system CPU time over the playing time, from
   ``/proc/<pid>/stat`` (100 = one core busy; it can use more with its threads: rendering and
-  SQLite run off the event loop). ``bench_cpu_pct``: the same for this process (the fake
-  Discord and the players), which shares the machine. ``machine_cpu_pct`` (all processes,
-  ``/proc/stat``), ``cores`` and ``loadavg_1m`` say how busy the machine was meanwhile: other
-  work on it slows the bot down too.
+  SQLite run off the event loop); ``bot_cpu_ms_per_move``, the same divided by the moves (the
+  interactions and board drawings a move brings with it included): the figure that says how
+  many moves a second the machine could take at most. ``bench_cpu_pct``: the same for this
+  process (the fake Discord and the players), which shares the machine. ``machine_cpu_pct``
+  (all processes, ``/proc/stat``), ``cores`` and ``loadavg_1m`` say how busy the machine was
+  meanwhile: other work on it slows the bot down too.
 - ``peak_rss_mb``: the bot's ``VmHWM`` (peak resident memory since it started, setup included).
 - ``db_write_bytes_per_move``: ``/proc/<pid>/io`` ``write_bytes`` of the bot during the playing
   time divided by the moves: bytes the bot caused to be written to disk (counted in whole
@@ -586,6 +588,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "board_edits_per_s": round(edits / window, 2),
         "board_redraws_per_s": round(redraws / window, 2),
         "bot_cpu_pct": round((cpu1 - cpu0) / window * 100, 1),
+        "bot_cpu_ms_per_move": round((cpu1 - cpu0) * 1000 / moves, 1) if moves else None,
         "bench_cpu_pct": round((bench1 - bench0) / window * 100, 1),
         "machine_cpu_pct": _busy_pct(machine0, machine1),
         "cores": os.cpu_count(),
