@@ -52,6 +52,7 @@ What it measures:
   faults of the fake; ``error_detail`` names them.
 - ``setup_s``: the time taken to open the games and draw their first boards (not in the
   figures above: the play starts once every open game's first board is up).
+- ``by_kind``: count, p50 and p99 of the first response per kind of interaction.
 - ``fake_lag_p99_ms``: how late this process's event loop woke up (p99): when the fake is
   itself overloaded, the latencies above include its delay.
 
@@ -478,6 +479,32 @@ def _latency(record: Any) -> float:
     return UNANSWERED_S
 
 
+_KINDS = {"sm:src": "card menu", "sm:mv": "move button", "sm:hand": "show my hand",
+          "sm:ch": "accept"}
+
+
+def _kind(record: Any) -> str:
+    """What the player did: the command, autocomplete, or which button or menu."""
+    if record.type == 4:
+        return "autocomplete"
+    name = str(record.name)
+    if name.startswith("sm:"):
+        return _KINDS.get(":".join(name.split(":")[:2]), "other button")
+    return "/" + name
+
+
+def _by_kind(records: Sequence[Any]) -> dict[str, dict[str, float]]:
+    groups: dict[str, list[float]] = {}
+    for record in records:
+        groups.setdefault(_kind(record), []).append(_latency(record))
+    out = {}
+    for kind, values in sorted(groups.items()):
+        values.sort()
+        out[kind] = {"n": len(values), "p50_ms": round(_percentile(values, 0.5) * 1000, 1),
+                     "p99_ms": round(_percentile(values, 0.99) * 1000, 1)}
+    return out
+
+
 def _db_bytes(db: Path) -> int:
     return sum(p.stat().st_size for p in (db, db.with_name(db.name + "-wal")) if p.exists())
 
@@ -607,6 +634,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "setup_s": round(setup_s, 1),
         "fake_lag_p99_ms": round(_percentile(lag, 0.99) * 1000, 1),
         "board_delay_s": board_delay,
+        "by_kind": _by_kind(records),
     }
 
 

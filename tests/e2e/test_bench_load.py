@@ -17,12 +17,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 FIELDS = ("games", "interactions", "interactions_per_s", "moves", "p50_ms", "p95_ms", "p99_ms",
           "max_ms", "over_1s", "over_3s", "board_posts_per_s", "board_edits_per_s",
-          "bot_cpu_pct", "peak_rss_mb", "db_write_bytes_per_move", "errors", "error_detail")
+          "bot_cpu_pct", "bot_cpu_ms_per_move", "peak_rss_mb", "db_write_bytes_per_move", "errors",
+          "error_detail", "by_kind")
 
 
 async def test_a_tiny_eager_run_plays_and_reports_every_figure() -> None:
     row = await run_one(2, mode="eager", duration=3.0, board_delay=0.2)
     assert set(FIELDS) <= set(row)
+    assert sum(k["n"] for k in row["by_kind"].values()) == row["interactions"]
     assert row["games"] == 2 and row["interactions"] > 0 and row["moves"] > 0
     assert row["errors"] == 0, row["error_detail"]
     assert 0 < row["p50_ms"] <= row["p95_ms"] <= row["p99_ms"] <= row["max_ms"]
