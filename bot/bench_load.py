@@ -17,10 +17,11 @@ game that ends is challenged again. Two kinds of player:
   jittered between half and one and a half times it; the games start spread over one
   interval), as people play.
 
-One JSON line per size::
+One JSON line per size, e.g. (abridged; 2 cores shared with other work, load average 3.3)::
 
-    {"name": "load", "mode": "eager", "games": 10, "interactions": 1432, ...,
-     "p50_ms": 21.0, "p95_ms": 60.1, "p99_ms": 95.3, "max_ms": 180.2, "over_1s": 0, ...}
+    {"name": "load", "mode": "eager", "games": 10, "duration_s": 60.0, "interactions": 6534,
+     "interactions_per_s": 108.9, "moves": 3161, "p50_ms": 6.7, "p95_ms": 52.4, "p99_ms": 92.1,
+     "max_ms": 327.3, "over_1s": 0, "over_3s": 0, "bot_cpu_pct": 110.6, "errors": 0, ...}
 
 What it measures:
 
