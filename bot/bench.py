@@ -1,7 +1,9 @@
 """Benchmarks of the bot's CPU work, away from Discord.
 
-``python -m bot.bench [render|ledger] [--boards N] [--seed S]`` prints one JSON line per
-measurement; with no benchmark named it runs them all (``ledger``: see ``bench_ledger``).
+``python -m bot.bench [render|ledger|load] [--boards N] [--seed S]`` prints one JSON line per
+measurement; with no benchmark named it runs render and ledger (``ledger``: see
+``bench_ledger``; ``load``, the real bot as a process under many games at once, run from the
+repository root: see ``bench_load``).
 ``render`` draws boards and hands from seeded games of both rule sets at many stages, from
 the deal to the finished game, including long side stacks. Per picture kind it reports the
 cold time (the first picture in a fresh interpreter: fonts opened, caches empty), then over
@@ -182,9 +184,22 @@ def _ledger(args: argparse.Namespace) -> list[dict[str, object]]:
     return [run_ledger(lines, args.players, args.seed, args.runs) for lines in args.lines]
 
 
+def _load(args: argparse.Namespace) -> list[dict[str, object]]:
+    from pathlib import Path
+
+    from .bench_load import run_load
+
+    return run_load(args.games, mode=args.mode, interval=args.interval, duration=args.duration,
+                    rules=args.rules, board_delay=args.board_delay, seed=args.seed,
+                    open_concurrency=args.open_concurrency,
+                    profile=Path(args.profile) if args.profile else None,
+                    plot=Path(args.plot) if args.plot else None)
+
+
 BENCHMARKS: dict[str, Callable[[argparse.Namespace], list[dict[str, object]]]] = {
     "render": lambda args: run_render(args.boards, args.seed),
     "ledger": _ledger,
+    "load": _load,
 }
 """The benchmarks by name."""
 
@@ -193,9 +208,9 @@ def _sizes(text: str) -> list[int]:
     try:
         sizes = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a list of sizes: {text!r}") from None
+        raise argparse.ArgumentTypeError("a list of numbers, like 10,50,100") from None
     if not sizes or min(sizes) < 1:
-        raise argparse.ArgumentTypeError("sizes must be at least 1")
+        raise argparse.ArgumentTypeError("each size must be at least 1")
     return sizes
 
 
@@ -211,10 +226,28 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="ledger lines, a row per size: 10000,100000,1000000 (ledger)")
     parser.add_argument("--players", type=int, default=200, help="players (ledger)")
     parser.add_argument("--runs", type=int, default=50, help="timed runs of each query (ledger)")
+    load = parser.add_argument_group("load", "the real bot as a process against the local fake "
+                                     "Discord (see bench_load)")
+    load.add_argument("--games", type=_sizes, default=[10],
+                      help="games open at once, one run per size: 10,50,100")
+    load.add_argument("--mode", choices=["eager", "paced"], default="eager",
+                      help="eager: act as soon as answered; paced: a move per game every "
+                           "--interval seconds on average")
+    load.add_argument("--interval", type=float, default=10.0,
+                      help="paced: seconds between moves of a game, on average")
+    load.add_argument("--duration", type=float, default=30.0, help="seconds of play per run")
+    load.add_argument("--rules", choices=["both", "kings", "classic"], default="both")
+    load.add_argument("--board-delay", type=float, default=1.0,
+                      help="the bot's BOARD_DELAY_SECONDS (its default: 1)")
+    load.add_argument("--open-concurrency", type=int, default=8,
+                      help="games opened at once before the play starts")
+    load.add_argument("--profile", help="run the bot under cProfile, writing this file")
+    load.add_argument("--plot", help="write a PNG of p99 against games here")
     args = parser.parse_args(argv)
     if args.boards < 1:
         parser.error("--boards must be at least 1")
-    names = list(BENCHMARKS) if args.benchmark == "all" else [args.benchmark]
+    names = [n for n in BENCHMARKS if n != "load"] if args.benchmark == "all" \
+        else [args.benchmark]
     for name in names:
         for line in BENCHMARKS[name](args):
             print(json.dumps(line), flush=True)

@@ -1,0 +1,75 @@
+"""The load benchmark runs end to end at a tiny size, so it cannot rot (figures, not timings,
+are its business: nothing here asserts how fast the bot was)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from PIL import Image
+
+from bot.bench_load import plot_p99, run_one
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FIELDS = ("games", "interactions", "interactions_per_s", "moves", "p50_ms", "p95_ms", "p99_ms",
+          "max_ms", "over_1s", "over_3s", "board_posts_per_s", "board_edits_per_s",
+          "bot_cpu_pct", "bot_cpu_ms_per_move", "peak_rss_mb", "db_write_bytes_per_move", "errors",
+          "error_detail", "by_kind")
+
+
+async def test_a_tiny_eager_run_plays_and_reports_every_figure() -> None:
+    row = await run_one(2, mode="eager", duration=3.0, board_delay=0.2)
+    assert set(FIELDS) <= set(row)
+    assert sum(k["n"] for k in row["by_kind"].values()) == row["interactions"]
+    assert row["games"] == 2 and row["interactions"] > 0 and row["moves"] > 0
+    assert row["errors"] == 0, row["error_detail"]
+    assert 0 < row["p50_ms"] <= row["p95_ms"] <= row["p99_ms"] <= row["max_ms"]
+    assert row["over_3s"] <= row["over_1s"] <= row["interactions"]
+    assert row["board_posts_per_s"] > 0
+    assert row["bot_cpu_pct"] > 0 and row["peak_rss_mb"] > 10
+    assert row["db_write_bytes_per_move"] is not None and row["db_write_bytes_per_move"] >= 0
+
+
+async def test_paced_players_wait_between_moves() -> None:
+    row = await run_one(2, mode="paced", interval=0.5, duration=3.0, board_delay=0.2)
+    assert row["errors"] == 0, row["error_detail"]
+    assert row["moves"] > 0
+    # Two games, a move each every 0.5 s on average: far fewer than eager players make.
+    assert row["moves_per_s"] < 12
+
+
+def test_the_plot_is_a_png(tmp_path: Path) -> None:
+    rows = [{"mode": "eager", "games": g, "p50_ms": 10.0 * g, "p99_ms": 40.0 * g}
+            for g in (10, 50, 100)]
+    out = tmp_path / "p99.png"
+    plot_p99(rows, out)
+    with Image.open(out) as image:
+        assert image.format == "PNG" and image.width > 100
+
+
+def test_the_command_line_prints_one_json_line_per_size() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DISCORD_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.bench", "load", "--games", "1,2", "--duration", "2",
+         "--board-delay", "0.2"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=240, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["games"] for r in rows] == [1, 2]
+    assert all(r["name"] == "load" and r["interactions"] > 0 for r in rows)
+
+
+def test_without_the_tests_package_it_says_where_to_run_it(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DISCORD_")}
+    env["PYTHONPATH"] = str(ROOT)
+    # As if run from elsewhere, with the bot installed but not the tests.
+    code = ("import sys; sys.modules['tests'] = None; "
+            "from bot.bench import main; main(['load', '--games', '1'])")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode != 0
+    assert "repository root" in done.stderr and "Traceback" not in done.stderr
