@@ -189,6 +189,7 @@ class GameService:
         self._challenge_locks: dict[int, asyncio.Lock] = {}
         self.listeners: list[Listener] = []
         self._players: dict[int, Player] = {}
+        self._all_active_loaded = False
 
     # ------------------------------------------------------------------ settings
 
@@ -418,11 +419,19 @@ class GameService:
             if live.seat_of(user_id) is None:
                 raise UserError("You're not playing in that game.")
             return live
-        rows = await self.storage.user_games(user_id, channel_id=channel_id)
-        if not rows:
-            raise UserError("You have no game going in this channel. Start one with "
-                            "`/challenge`.")
-        games = [await self.game(r.id) for r in rows]
+        # Once every active game is in memory (``active_games`` loads them at start-up; a new
+        # one is loaded as it begins), the usual case needs no database: autocomplete and the
+        # commands answer without waiting on it.
+        games = sorted((g for g in self._live.values()
+                        if not g.finished and g.seat_of(user_id) is not None
+                        and channel_id in (g.channel_id, g.thread_id)),
+                       key=lambda g: g.id, reverse=True) if self._all_active_loaded else []
+        if not games:
+            rows = await self.storage.user_games(user_id, channel_id=channel_id)
+            if not rows:
+                raise UserError("You have no game going in this channel. Start one with "
+                                "`/challenge`.")
+            games = [await self.game(r.id) for r in rows]
         on_turn = [g for g in games if g.on_turn == user_id and not g.finished]
         return (on_turn or games)[0]
 
@@ -684,6 +693,7 @@ class GameService:
                 out.append(await self.game(game_id))
             except UserError:
                 log.error("game %s: can't be loaded; skipped", game_id)
+        self._all_active_loaded = True
         return out
 
     # ------------------------------------------------------------------ autocomplete
