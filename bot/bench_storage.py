@@ -8,7 +8,8 @@ interleaved move by move as on a busy server, and measures every save:
   ``/proc/self/io`` ``wchar``: the WAL frames, and the pages a checkpoint copies into the
   database file when one runs; fsyncs write nothing more), so it is the real write volume;
 - ``statements``: the SQL statements the move ran (SQLite's trace callback);
-- ``ms``: wall time of ``GameService.play`` (engine, save and fsync).
+- ``ms``: wall time of ``GameService.play`` (engine, save and fsync; the fsync varies a lot);
+- ``cpu_us``: CPU time of the process (all threads) during ``GameService.play``.
 
 One JSON line per mark (the ``version`` of the match: its n-th saved move), with the median
 and mean over the games of the moves in a window around the mark, and a last line with the
@@ -76,7 +77,7 @@ async def _measure(path: Path, games: int, moves: int, seed: int) -> list[dict[s
             live.append(game)
         players = [(make_player("easy", seed + 2 * n), make_player("easy", seed + 2 * n + 1))
                    for n in range(games)]
-        per_move: dict[int, list[tuple[int, int, float]]] = {}
+        per_move: dict[int, list[tuple[int, int, float, float]]] = {}
         await storage._db.set_trace_callback(count)
         start_bytes = _written()
         total_moves = 0
@@ -89,14 +90,14 @@ async def _measure(path: Path, games: int, moves: int, seed: int) -> list[dict[s
                 move = players[n][seat].choose(service.view(game, user))
                 statements = 0
                 before = _written()
-                started = time.perf_counter()
+                started, cpu = time.perf_counter(), time.process_time()
                 outcome = await service.play(game.id, user, move.text)
-                elapsed = time.perf_counter() - started
+                elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
                 written = _written() - before
                 live[n] = outcome.game
                 total_moves += 1
                 per_move.setdefault(outcome.game.version, []).append(
-                    (written, statements, elapsed))
+                    (written, statements, elapsed, cpu))
         total_bytes = _written() - start_bytes
     finally:
         await storage.close()
@@ -109,10 +110,11 @@ async def _measure(path: Path, games: int, moves: int, seed: int) -> list[dict[s
         rows.append({
             "name": "store_move", "at_move": mark, "games": len(per_move.get(mark, [])),
             "moves_sampled": len(sample),
-            "bytes_median": statistics.median(b for b, _, _ in sample),
-            "bytes_mean": round(statistics.fmean(b for b, _, _ in sample)),
-            "statements": statistics.median(s for _, s, _ in sample),
-            "ms_median": round(statistics.median(t for _, _, t in sample) * 1000, 2),
+            "bytes_median": statistics.median(m[0] for m in sample),
+            "bytes_mean": round(statistics.fmean(m[0] for m in sample)),
+            "statements": statistics.median(m[1] for m in sample),
+            "ms_median": round(statistics.median(m[2] for m in sample) * 1000, 2),
+            "cpu_us_median": round(statistics.median(m[3] for m in sample) * 1e6),
         })
     rows.append({"name": "store_run", "games": games, "moves": total_moves,
                  "bytes_per_move": round(total_bytes / max(1, total_moves)),
