@@ -4,8 +4,10 @@ The cogs and buttons parse what a user sent and call this service; the service o
 per game, the persistence, and the engine, and turns every refusal into a ``UserError`` whose
 message is for that user alone (it may name cards in his hand, so it is always sent privately).
 
-A move is saved, with the new game state, in one transaction before anyone is told it happened;
-if the save fails, the game is reloaded from the database, so nothing half-done survives.
+A move is saved in one transaction before anyone is told it happened; if the save fails, the
+game is reloaded from the database, so nothing half-done survives. A save appends the move; the
+whole match state is saved with it only now and then (``SNAPSHOT_EVERY`` moves, each new deal,
+the end), and a game is loaded as its last snapshot with the later moves made again.
 """
 
 from __future__ import annotations
@@ -35,17 +37,23 @@ from engine import (
 from engine.moves import parse_source, parse_target
 from engine.players import Player, make_player
 
+from .replay import GIVING_UP, ReplayError
 from .stakes import game_entry
 from .storage import ChallengeRow, GameEntry, GameRow, GuildSettings, Storage, StorageError
 from .text import describe_events, describe_history
 
-__all__ = ["ChallengeExpired", "GameFacts", "GameService", "LiveGame", "MoveOutcome",
-           "UserError"]
+__all__ = ["SNAPSHOT_EVERY", "ChallengeExpired", "GameFacts", "GameService", "LiveGame",
+           "MoveOutcome", "UserError", "restore_match"]
 
 log = logging.getLogger(__name__)
 
 COMPUTER_LEVELS = ("easy", "normal", "hard")
 """The computer opponent's levels offered on Discord."""
+
+SNAPSHOT_EVERY = 50
+"""Moves after which the whole match state is saved again with a move (it is also saved at each
+new deal and at the end): loading a game makes at most this many moves again, while a save in
+between writes the move alone, so what a move costs the disk doesn't grow with the game."""
 
 
 class UserError(Exception):
@@ -91,6 +99,9 @@ class LiveGame:
     """The game's own thread, if it has one."""
     result_message_id: int | None = None
     """The message that announced the result in the channel."""
+    state_version: int = 0
+    """The version of the match's last saved snapshot (the moves after it are only in the
+    move log)."""
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat of ``user_id`` in this game, or ``None``."""
@@ -561,11 +572,15 @@ class GameService:
             result = {"winner": match.winner, "scores": list(match.scores),
                       "games": len(match.results), "resigned": match.resigned}
             entry = game_entry(live, match)
+        new_version = live.version + len(notation)
+        # A new deal is a snapshot too, so a replay on load never has to deal.
+        snapshot = (finished or new_game
+                    or new_version - live.state_version >= SNAPSHOT_EVERY)
         try:
             saved = await self.storage.save_moves(
                 live.id,
                 expected_version=live.version,
-                state=match.to_dict(),
+                state=match.to_dict() if snapshot else None,
                 moves=[(seat, user_id, text) for text in notation],
                 finished=finished,
                 result=result,
@@ -581,7 +596,9 @@ class GameService:
             self._live.pop(live.id, None)
             raise UserError("Sorry, that move couldn't be saved, so it didn't happen. "
                             "Please try again.")
-        live.version += len(notation)
+        live.version = new_version
+        if snapshot:
+            live.state_version = new_version
         live.finished = finished
         live.last_moves = (live.last_moves + describe_events(live.names, events))[-12:]
         if turn_passed:
@@ -733,10 +750,31 @@ def parse_target_token(token: str, centre_stacks: int | None = None) -> str:
     return ("C" if kind.name == "CENTRE" else "S") + str(index + 1)
 
 
+def restore_match(row: GameRow) -> Match:
+    """The match at the row's version: its snapshot with the later moves made again, as
+    ``GameService`` made them (a finished game of an unfinished match is followed by the next
+    deal). Raises ``SetupError`` if the snapshot is damaged, ``ReplayError`` if a move can't
+    be made again."""
+    match = Match.from_dict(row.state)
+    for number, (seat, text) in enumerate(row.later_moves, row.state_version + 1):
+        try:
+            if match.is_over:
+                raise IllegalMoveError("The match is over.")
+            if text in GIVING_UP:
+                match.resign(seat)
+            else:
+                match.play(text, seat)
+        except ValueError as exc:  # every MoveError (an illegal move too) is a ValueError
+            raise ReplayError(f"Move {number} can't be made again: {exc}") from None
+        if match.game.result is not None and not match.is_over:
+            match.next_game()
+    return match
+
+
 def _live_from_row(row: GameRow) -> LiveGame:
     try:
-        match = Match.from_dict(row.state)
-    except SetupError as exc:
+        match = restore_match(row)
+    except (SetupError, ReplayError) as exc:
         log.error("game %s: damaged state: %s", row.id, exc)
         raise UserError("This game's saved record is damaged, so it can't be played. "
                         "Nothing was changed.") from None
@@ -765,4 +803,5 @@ def _live_from_row(row: GameRow) -> LiveGame:
         claim_offered_at=row.claim_offered_at,
         thread_id=row.thread_id,
         result_message_id=row.result_message_id,
+        state_version=row.state_version,
     )

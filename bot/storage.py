@@ -4,6 +4,15 @@ The interface is kept small on purpose (a PostgreSQL backend will implement the 
 rows come back as frozen dataclasses, and every write that must not be applied twice is a
 compare-and-set (a challenge moves out of ``open`` once; a game's ``version`` goes up by exactly
 one per saved move, in the same transaction as the move's log entry).
+
+A game is saved as appended moves with a snapshot now and then: ``games.state`` is the match
+state at ``games.state_version`` and the ``moves`` table holds every move, so the game at its
+``version`` is the snapshot plus the moves after it (``GameRow.later_moves``), replayed by the
+caller with the engine. Saving a move writes one small row and a few columns, whatever the
+length of the game; the caller decides when a new snapshot is worth writing.
+
+Every commit is flushed to disk before it returns (WAL with ``synchronous=FULL``): a move is
+saved before the player is told, so an acknowledged move survives a crash or a power cut.
 """
 
 from __future__ import annotations
@@ -264,6 +273,27 @@ MIGRATIONS: tuple[str, ...] = (
           FROM ledger WHERE kind IN ('game', 'void'))
     WINDOW win AS (PARTITION BY guild_id, user_id ORDER BY id ROWS UNBOUNDED PRECEDING);
     """,
+    # 6: a move is an appended row, the state a snapshot now and then: ``state`` is the match at
+    # ``state_version`` (every game saved before this was saved whole at each move). The move
+    # log is clustered by game (WITHOUT ROWID), so appending a move writes one page of it, not
+    # a table page and an index page.
+    """
+    ALTER TABLE games ADD COLUMN state_version INTEGER NOT NULL DEFAULT 0;
+    UPDATE games SET state_version = version;
+    CREATE TABLE moves_by_game (
+        game_id     INTEGER NOT NULL REFERENCES games (id),
+        seq         INTEGER NOT NULL,
+        seat        INTEGER NOT NULL,
+        user_id     INTEGER,
+        move        TEXT    NOT NULL,
+        created_at  REAL    NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    ) WITHOUT ROWID;
+    INSERT INTO moves_by_game (game_id, seq, seat, user_id, move, created_at)
+        SELECT game_id, seq, seat, user_id, move, created_at FROM moves;
+    DROP TABLE moves;
+    ALTER TABLE moves_by_game RENAME TO moves;
+    """,
 )
 
 
@@ -347,7 +377,9 @@ class GameRow:
     vs_computer: bool
     rules: dict[str, Any]
     state: dict[str, Any]
+    """The match (``Match.to_dict()``) at ``state_version``: a snapshot, see ``later_moves``."""
     version: int
+    """Moves saved so far (each ``resign`` or ``claim`` counts as one)."""
     status: str
     board_message_id: int | None
     board_turn: int | None
@@ -372,6 +404,11 @@ class GameRow:
     """The game's own thread (``None``: it is played in ``channel_id`` itself)."""
     result_message_id: int | None = None
     """The result announced in the channel (``None``: not yet; 0: from before announcements)."""
+    state_version: int = 0
+    """The version ``state`` was saved at (equal to ``version`` for a finished game)."""
+    later_moves: tuple[tuple[int, str], ...] = ()
+    """(seat, notation) of the moves saved after ``state``, in order: ``state`` with these
+    replayed (``resign`` and ``claim`` as ``Match.resign(seat)``) is the game at ``version``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,6 +509,10 @@ class Storage:
         db = await aiosqlite.connect(str(path), isolation_level=None)
         db.row_factory = aiosqlite.Row
         await db.execute("PRAGMA journal_mode=WAL")
+        # Each commit waits for the WAL's fsync: a move is acknowledged only once it is on disk
+        # (NORMAL would lose the last commits on a power cut). FULL is SQLite's default; it is
+        # set here so that no build or distribution default can weaken it.
+        await db.execute("PRAGMA synchronous=FULL")
         await db.execute("PRAGMA foreign_keys=ON")
         await db.execute("PRAGMA busy_timeout=5000")
         storage = cls(db, clock)
@@ -750,8 +791,10 @@ class Storage:
 
     @_serialised
     async def get_game(self, game_id: int) -> GameRow | None:
-        """One game, or ``None``; raises ``StorageError`` if its row is damaged."""
-        async with self._db.execute("SELECT * FROM games WHERE id = ?", (game_id,)) as cur:
+        """One game (its snapshot and the moves after it), or ``None``; raises
+        ``StorageError`` if its row is damaged."""
+        async with self._db.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?",
+                                    (game_id,)) as cur:
             row = await cur.fetchone()
         return None if row is None else _game(row)
 
@@ -761,33 +804,45 @@ class Storage:
         game_id: int,
         *,
         expected_version: int,
-        state: dict[str, Any],
+        state: dict[str, Any] | None,
         moves: Sequence[tuple[int, int | None, str]],
         finished: bool,
         result: dict[str, Any] | None,
         turn_passed: bool,
         entry: GameEntry | None = None,
     ) -> bool:
-        """Save a game's new state and its move log entries in one transaction.
+        """Append a game's moves and, if ``state`` is given, a new snapshot, in one transaction.
 
-        ``moves`` are (seat, user id, notation). The save succeeds only if the stored version is
-        still ``expected_version`` (so a move is never applied twice); it returns False otherwise.
-        A finished game's ledger ``entry`` is written in the same transaction (at most one per
-        game: the database refuses a second).
+        ``moves`` are (seat, user id, notation). ``state`` is the match after these moves, or
+        ``None`` to append the moves alone (the game is then the last snapshot plus the moves
+        after it); a finished game must come with its final state, which history and replays
+        read. The save succeeds only if the stored version is still ``expected_version`` (so a
+        move is never applied twice); it returns False otherwise. A finished game's ledger
+        ``entry`` is written in the same transaction (at most one per game: the database
+        refuses a second).
         """
+        if finished and state is None:
+            raise ValueError("a finished game is saved with its final state")
         now = self.clock()
         new_version = expected_version + len(moves)
+        # Only the columns that change are set: setting ``status`` (indexed) at every move
+        # would rewrite an index page each time, even to the same value.
+        sets = ["version = ?", "updated_at = ?"]
+        args: list[Any] = [new_version, now]
+        if turn_passed:
+            sets += ["turn_started_at = ?", "reminded_at = NULL", "claim_offered_at = NULL"]
+            args.append(now)
+        if state is not None:
+            sets += ["state = ?", "state_version = ?"]
+            args += [json.dumps(state), new_version]
+        if finished:
+            sets += ["status = 'finished'", "result = ?"]
+            args.append(json.dumps(result) if result is not None else None)
         await self._db.execute("BEGIN IMMEDIATE")
         try:
             cur = await self._db.execute(
-                "UPDATE games SET state = ?, version = ?, status = ?, result = ?, updated_at = ?, "
-                "turn_started_at = CASE WHEN ? THEN ? ELSE turn_started_at END, "
-                "reminded_at = CASE WHEN ? THEN NULL ELSE reminded_at END, "
-                "claim_offered_at = CASE WHEN ? THEN NULL ELSE claim_offered_at END "
-                "WHERE id = ? AND version = ?",
-                (json.dumps(state), new_version, "finished" if finished else "active",
-                 json.dumps(result) if result is not None else None, now, int(turn_passed), now,
-                 int(turn_passed), int(turn_passed), game_id, expected_version),
+                f"UPDATE games SET {', '.join(sets)} WHERE id = ? AND version = ?",
+                (*args, game_id, expected_version),
             )
             if cur.rowcount != 1:
                 await self._db.execute("ROLLBACK")
@@ -901,7 +956,7 @@ class Storage:
         active_only: bool = True,
     ) -> list[GameRow]:
         """The games a user plays in, newest first; damaged rows are skipped."""
-        sql = "SELECT * FROM games WHERE (player0_id = ? OR player1_id = ?)"
+        sql = f"SELECT {_GAME_COLUMNS} FROM games WHERE (player0_id = ? OR player1_id = ?)"
         args: list[Any] = [user_id, user_id]
         if active_only:
             sql += " AND status = 'active'"
@@ -1504,7 +1559,7 @@ class Storage:
             row = await cur.fetchone()
         total = int(row[0]) if row else 0
         async with self._db.execute(
-            "SELECT *, (SELECT move FROM moves m WHERE m.game_id = games.id "
+            f"SELECT {_GAME_COLUMNS}, (SELECT move FROM moves m WHERE m.game_id = games.id "
             f"ORDER BY seq DESC LIMIT 1) AS last_move {where} "
             "ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
             (*args, max(0, limit), max(0, offset)),
@@ -1539,6 +1594,25 @@ def _challenge(row: aiosqlite.Row) -> ChallengeRow:
     )
 
 
+_GAME_COLUMNS = (
+    "games.*, (SELECT json_group_array(json_array(m.seq, m.seat, m.move)) FROM moves m "
+    "WHERE m.game_id = games.id AND m.seq > games.state_version) AS later_moves"
+)
+"""What a ``GameRow`` is read from: the row and the moves saved after its snapshot."""
+
+
+def _later_moves(row: aiosqlite.Row) -> tuple[tuple[int, str], ...]:
+    entries = _loads(row["later_moves"], "move log")
+    try:
+        ordered = sorted((int(seq), int(seat), str(move)) for seq, seat, move in entries)
+    except (TypeError, ValueError) as exc:
+        raise StorageError("The saved move log is damaged.") from exc
+    first, version = int(row["state_version"]), int(row["version"])
+    if [seq for seq, _, _ in ordered] != list(range(first + 1, version + 1)):
+        raise StorageError("The saved move log is damaged: moves are missing.")
+    return tuple((seat, move) for _, seat, move in ordered)
+
+
 def _game(row: aiosqlite.Row) -> GameRow:
     state = _loads(row["state"], "game")
     if not isinstance(state, dict):
@@ -1571,6 +1645,8 @@ def _game(row: aiosqlite.Row) -> GameRow:
         claim_offered_at=row["claim_offered_at"],
         thread_id=row["thread_id"],
         result_message_id=row["result_message_id"],
+        state_version=int(row["state_version"]),
+        later_moves=_later_moves(row),
     )
 
 

@@ -26,11 +26,12 @@ import contextlib
 import io
 import logging
 import re
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
-from engine import Move
+from engine import Move, View
 
 from .render import BoardInfo, render_hand
 from .service import LiveGame, MoveOutcome, UserError, moves_by_source
@@ -416,13 +417,38 @@ def board_info(live: LiveGame) -> BoardInfo:
     )
 
 
+HAND_PICTURES_KEPT = 256
+"""Hand pictures kept for a repeated Show my hand, card choice or Back (about 30 KB each)."""
+
+_hand_pictures: OrderedDict[tuple[int, int, int | None], tuple[View, BoardInfo, bytes]] = \
+    OrderedDict()
+
+
+async def _hand_picture(live: LiveGame, view: View, info: BoardInfo) -> bytes:
+    # Looked up by (game, version, seat), but only used for the very same view and words: the
+    # picture is a function of those alone, so a game loaded again, another bot in the same
+    # process or a position that never got saved can't get another position's picture.
+    key = (live.id, live.version, view.viewer)
+    kept = _hand_pictures.get(key)
+    if kept is not None and kept[0] == view and kept[1] == info:
+        _hand_pictures.move_to_end(key)
+        return kept[2]
+    png = await asyncio.to_thread(render_hand, view, info)
+    _hand_pictures[key] = (view, info, png)
+    _hand_pictures.move_to_end(key)
+    while len(_hand_pictures) > HAND_PICTURES_KEPT:
+        _hand_pictures.popitem(last=False)
+    return png
+
+
 async def hand_payload(
     bot: Host, live: LiveGame, user_id: int, *, selected: str | None = None,
     note: str | None = None,
 ) -> dict[str, Any]:
-    """The private hand message: image, text and the controls to move."""
+    """The private hand message: image, text and the controls to move. The picture is drawn
+    once per game, version and seat (clicks that show the same hand again reuse it)."""
     view = bot.service.view(live, user_id)
-    png = await asyncio.to_thread(render_hand, view, board_info(live))
+    png = await _hand_picture(live, view, board_info(live))
     lines = [note] if note else []
     lines.append(hand_text(view))
     controls = discord.ui.View(timeout=None)

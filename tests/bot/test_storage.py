@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from bot.storage import MIGRATIONS, Storage, StorageError
+from bot.service import GameService
+from bot.storage import MIGRATIONS, Storage, StorageError, _statements
+from engine import KINGS, Match
 
 
 @pytest.fixture
@@ -86,6 +89,115 @@ async def test_save_moves_is_compare_and_set(storage: Storage) -> None:
     row = await storage.get_game(game_id)
     assert row is not None and row.state == {"v": 1} and row.version == 1
     assert await storage.move_log(game_id) == [(1, 0, 3, "7H>C1")]
+
+
+async def test_moves_are_appended_between_snapshots(storage: Storage) -> None:
+    game_id = await storage.create_game(guild_id=1, channel_id=2, players=(3, 4),
+                                        names=("Ann", "Bob"), rules={}, state={"v": 0})
+    for version, (seat, text) in enumerate([(0, "7H>C1"), (0, "8H>S1"), (1, "P>C2")]):
+        assert await storage.save_moves(game_id, expected_version=version, state=None,
+                                        moves=[(seat, 3 + seat, text)], finished=False,
+                                        result=None, turn_passed=seat == 0)
+    row = await storage.get_game(game_id)
+    assert row is not None and row.version == 3
+    assert row.state == {"v": 0} and row.state_version == 0
+    assert row.later_moves == ((0, "7H>C1"), (0, "8H>S1"), (1, "P>C2"))
+    # A double click: the same move again at the same version is refused, nothing appended.
+    assert not await storage.save_moves(game_id, expected_version=2, state=None,
+                                        moves=[(1, 4, "P>C2")], finished=False, result=None,
+                                        turn_passed=False)
+    # A snapshot: the state at the new version, no moves after it.
+    assert await storage.save_moves(game_id, expected_version=3, state={"v": 4},
+                                    moves=[(1, 4, "9S>S2")], finished=False, result=None,
+                                    turn_passed=True)
+    row = await storage.get_game(game_id)
+    assert row is not None and (row.state, row.state_version, row.version) == ({"v": 4}, 4, 4)
+    assert row.later_moves == () and row.status == "active"
+    assert [m for _, _, _, m in await storage.move_log(game_id)] == [
+        "7H>C1", "8H>S1", "P>C2", "9S>S2"]
+    listed = await storage.user_games(3)
+    assert [(g.id, g.state_version, g.later_moves) for g in listed] == [(game_id, 4, ())]
+    # A finished game is always saved with its final state (history and replays read it).
+    with pytest.raises(ValueError, match="final state"):
+        await storage.save_moves(game_id, expected_version=4, state=None,
+                                 moves=[(0, 3, "resign")], finished=True, result={},
+                                 turn_passed=True)
+    assert await storage.save_moves(game_id, expected_version=4, state={"v": "end"},
+                                    moves=[(0, 3, "resign")], finished=True,
+                                    result={"winner": 1}, turn_passed=True)
+    row = await storage.get_game(game_id)
+    assert row is not None and row.status == "finished" and row.result == {"winner": 1}
+    assert (row.state_version, row.version, row.later_moves) == (5, 5, ())
+
+
+async def test_a_move_log_with_a_gap_is_damaged(storage: Storage) -> None:
+    game_id = await storage.create_game(guild_id=1, channel_id=2, players=(3, 4),
+                                        names=("Ann", "Bob"), rules={}, state={"v": 0})
+    for version in range(3):
+        assert await storage.save_moves(game_id, expected_version=version, state=None,
+                                        moves=[(0, 3, "7H>C1")], finished=False, result=None,
+                                        turn_passed=False)
+    await storage._db.execute("DELETE FROM moves WHERE game_id = ? AND seq = 2", (game_id,))
+    with pytest.raises(StorageError, match="damaged"):
+        await storage.get_game(game_id)
+
+
+async def test_every_commit_waits_for_the_disk(storage: Storage) -> None:
+    # synchronous=FULL (2): in WAL mode each commit fsyncs the log before it returns, so a
+    # move the player was told about survives a power cut.
+    async with storage._db.execute("PRAGMA synchronous") as cur:
+        row = await cur.fetchone()
+    assert row is not None and row[0] == 2
+
+
+async def test_a_game_saved_whole_at_each_move_loads_as_before(tmp_path: Path) -> None:
+    # A database at schema 4, as the bot left it before moves were appended: each move saved
+    # the whole state with it.
+    path = tmp_path / "old.sqlite3"
+    match, _ = Match.new(KINGS, 42)
+    log = []
+    for _ in range(7):
+        seat = match.game.turn
+        move = match.game.legal_moves()[-1]
+        match.play(move, seat)
+        log.append((seat, move.text))
+    raw = sqlite3.connect(path, isolation_level=None)
+    for number, script in enumerate(MIGRATIONS[:4], 1):
+        for statement in _statements(script):
+            raw.execute(statement)
+        raw.execute(f"PRAGMA user_version = {number}")
+    raw.execute(
+        "INSERT INTO games (id, guild_id, channel_id, player0_id, player1_id, rules, state, "
+        "version, created_at, updated_at, turn_started_at) "
+        "VALUES (5, 1, 2, 3, 4, ?, ?, 7, 0, 0, 0)",
+        (json.dumps(KINGS.to_dict()), json.dumps(match.to_dict())))
+    raw.executemany("INSERT INTO moves (game_id, seq, seat, user_id, move, created_at) "
+                    "VALUES (5, ?, ?, NULL, ?, 0)",
+                    [(seq, seat, text) for seq, (seat, text) in enumerate(log, 1)])
+    raw.close()
+    storage = await Storage.open(path)
+    try:
+        assert await storage.schema_version() == len(MIGRATIONS)
+        row = await storage.get_game(5)
+        assert row is not None and (row.version, row.state_version, row.later_moves) == (7, 7, ())
+        assert [(seat, text) for _, seat, _, text in await storage.move_log(5)] == log
+        service = GameService(storage, computer_id=999)
+        live = await service.game(5)
+        assert live.match == match and live.version == 7
+        # It plays on the new way (moves appended) and still loads exactly.
+        for _ in range(3):
+            user = live.on_turn
+            move = service.view(live, user).legal_moves[0]
+            await service.play(5, user, move.text)
+            match.play(move.text, match.game.turn)
+        row = await storage.get_game(5)
+        assert row is not None and (row.version, row.state_version) == (10, 7)
+        assert (await GameService(storage, computer_id=999).game(5)).match == match
+    finally:
+        await storage.close()
+    with sqlite3.connect(path) as raw:
+        sql = raw.execute("SELECT sql FROM sqlite_master WHERE name = 'moves'").fetchone()[0]
+    assert "WITHOUT ROWID" in sql
 
 
 async def test_damaged_game_row_raises_storage_error(storage: Storage, tmp_path: Path) -> None:

@@ -1,0 +1,205 @@
+"""A bot process killed (SIGKILL) at random moments during games loses nothing it acknowledged,
+and every game it left behind is exactly a replay of its stored moves.
+
+The real ``python -m bot`` plays against the fake Discord while three pairs of players make
+moves through ``/hand``, ``/play`` and ``/pass``. After a random number of acknowledged moves
+(plus a random instant, so the kill lands anywhere in a move: before its save, during it, or
+between the save and the ✅), the process is killed, the database is checked with the process
+dead, and the bot is started again on the same file to play on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+from bot.replay import replay_match
+from bot.service import SNAPSHOT_EVERY, restore_match
+from bot.storage import Storage
+from engine import Move, RuleSet
+from tests.fakediscord import FakeDiscord, FakeDiscordError
+
+from .conftest import select_options
+from .test_bot_play import choose
+
+ROOT = Path(__file__).resolve().parents[2]
+PAIRS = (("alice", "bob", "kings"), ("carol", "dave", "classic"), ("erin", "frank", "kings"))
+KILLS = 3
+
+
+def _normal(data: dict[str, Any]) -> Any:
+    return json.loads(json.dumps(data, sort_keys=True))
+
+
+def _is_subsequence(short: list[str], long: list[str]) -> bool:
+    rest = iter(long)
+    return all(any(item == other for other in rest) for item in short)
+
+
+class Bot:
+    """One ``python -m bot`` process at a time on the same database."""
+
+    def __init__(self, fake: FakeDiscord, tmp: Path) -> None:
+        self.fake = fake
+        self.tmp = tmp
+        self.db = tmp / "bot.sqlite3"
+        self.proc: asyncio.subprocess.Process | None = None
+        self.runs = 0
+
+    async def start(self) -> None:
+        self.runs += 1
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("DISCORD_") and k != "LOG_LEVEL"}
+        env.update(PYTHONPATH=str(ROOT), DISCORD_TOKEN=self.fake.token,
+                   DISCORD_API_BASE=self.fake.api_base, DISCORD_GATEWAY_URL=self.fake.gateway_url,
+                   DATABASE=str(self.db), BOARD_DELAY_SECONDS="0.05", COMPUTER_DELAY_SECONDS="0")
+        log = open(self.tmp / f"run{self.runs}.log", "wb")  # noqa: SIM115 (the process owns it)
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", cwd=self.tmp, env=env, stdout=log, stderr=log)
+        log.close()
+        await self.fake.wait_for(lambda: "challenge" in self.fake.commands(), timeout=60,
+                                 description="commands synced")
+        await self.fake.wait_for(lambda: self.fake.connected_count() > 0, timeout=60,
+                                 description="gateway connected")
+
+    async def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.kill()
+        await self.proc.wait()
+        self.proc = None
+        await self.fake.wait_for(lambda: self.fake.connected_count() == 0, timeout=10,
+                                 description="the killed bot's gateway session closed")
+
+    def logs(self) -> str:
+        return "".join((self.tmp / f"run{n}.log").read_text(errors="replace")
+                       for n in range(1, self.runs + 1))
+
+
+async def _answer(fake: FakeDiscord, user: Any, channel: Any, command: str,
+                  **options: Any) -> Any:
+    """The bot's reply to a slash command, or ``None`` if none came (the command reached a
+    bot that was killed, or is still starting: then the player tries again, as people do)."""
+    try:
+        inter = await fake.slash(user, channel, command, **options)
+        return await inter.message(timeout=4)
+    except FakeDiscordError:
+        return None
+
+
+async def _play(fake: FakeDiscord, channel: Any, users: tuple[Any, Any], acked: list[str],
+                stop: asyncio.Event) -> None:
+    """The pair's players move until ``stop`` is set, through kills and restarts; each move
+    whose reply shows ✅ is recorded."""
+    seat = 0
+    step = 0
+    while not stop.is_set():
+        user = users[seat]
+        hand = await _answer(fake, user, channel, "hand")
+        if hand is None:  # no answer: the bot is down or starting
+            await asyncio.sleep(0.05)
+            continue
+        options = select_options(hand)
+        has_pass = any(c.endswith(":pass") for c in hand.custom_ids())
+        if not options and not has_pass:
+            seat = 1 - seat  # not this player's turn
+            continue
+        step += 1
+        choice = choose(options, has_pass, step)
+        if choice is None:
+            text, reply = "pass", await _answer(fake, user, channel, "pass")
+        else:
+            token, target = choice
+            text = Move.parse(f"{token}>{target}").text
+            reply = await _answer(fake, user, channel, "play", card=token, to=target)
+        if reply is not None and "✅" in reply.content:
+            acked.append(text)
+
+
+async def _check(db: Path, players: dict[int, tuple[int, int]],
+                 acked: dict[int, list[str]]) -> None:
+    """With the bot dead: every game is a replay of its stored moves, and every acknowledged
+    move is among them, in order."""
+    storage = await Storage.open(db)
+    try:
+        async with storage._db.execute("SELECT id, player0_id, player1_id FROM games") as cur:
+            games = {(int(r[1]), int(r[2])): int(r[0]) for r in await cur.fetchall()}
+        for pair, ids in players.items():
+            game_id = games[ids]
+            row = await storage.get_game(game_id)
+            assert row is not None
+            log = await storage.move_log(game_id)
+            assert [seq for seq, _, _, _ in log] == list(range(1, row.version + 1))
+            assert 0 <= row.version - row.state_version < SNAPSHOT_EVERY
+            replay = replay_match(RuleSet.from_dict(row.state["rules"]), int(row.state["seed"]),
+                                  [(seat, text) for _, seat, _, text in log])
+            assert _normal(replay.final) == _normal(restore_match(row).to_dict())
+            stored = [text for _, _, _, text in log]
+            assert _is_subsequence(acked[pair], stored), (acked[pair], stored)
+    finally:
+        await storage.close()
+
+
+async def test_a_killed_bot_loses_no_acknowledged_move(tmp_path: Path) -> None:
+    rng = random.Random(1201)
+    fake = FakeDiscord(token="crash-token-" + "z" * 40)
+    await fake.start()
+    guild = fake.add_guild("Test Guild", channels=("general",))
+    channel = guild.channel("general")
+    pairs = [(fake.add_member(guild, a), fake.add_member(guild, b), rules)
+             for a, b, rules in PAIRS]
+    bot = Bot(fake, tmp_path)
+    tasks: list[asyncio.Task[None]] = []
+    stop = asyncio.Event()
+    try:
+        await bot.start()
+        for a, b, rules in pairs:
+            challenge = await _answer(fake, a, channel, "challenge", opponent=b, rules=rules)
+            assert challenge is not None
+            accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
+            await (await fake.click(b, challenge, accept)).response()
+        players = {n: (a.id, b.id) for n, (a, b, _) in enumerate(pairs)}
+        acked: dict[int, list[str]] = {n: [] for n in players}
+
+        def count() -> int:
+            return sum(map(len, acked.values()))
+
+        # The players play on through every kill and restart, as people would (a task
+        # cancelled in the middle of the fake's waits could miss its cancellation: Python
+        # 3.11's wait_for; so they stop at a flag, between interactions).
+        tasks = [asyncio.create_task(_play(fake, channel, (a, b), acked[n], stop))
+                 for n, (a, b, _) in enumerate(pairs)]
+        for _ in range(KILLS):
+            goal = count() + rng.randint(6, 15)
+            await fake.wait_for(lambda goal=goal: count() >= goal, timeout=60,
+                                description="moves acknowledged")
+            await asyncio.sleep(rng.uniform(0, 0.05))  # anywhere in the moves under way
+            await bot.kill()
+            # A ✅ sent just before the kill may reach its player during the check: it is
+            # checked after the next kill.
+            await _check(bot.db, players, {n: list(moves) for n, moves in acked.items()})
+            await bot.start()
+        goal = count() + 3
+        await fake.wait_for(lambda: count() >= goal, timeout=60,
+                            description="moves acknowledged after the last restart")
+        stop.set()
+        await asyncio.gather(*tasks)  # with the bot up, each finishes its move at once
+        await bot.kill()
+        await _check(bot.db, players, acked)
+        assert all(len(moves) >= 2 for moves in acked.values()), acked
+        logs = bot.logs()
+        assert "Traceback" not in logs, logs[-3000:]
+    finally:
+        stop.set()
+        for task in tasks:
+            task.cancel()
+        if bot.proc is not None:
+            with contextlib.suppress(ProcessLookupError):
+                bot.proc.kill()
+            await bot.proc.wait()
+        await fake.stop()
