@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from .render import BoardInfo, render_board
+from .render import render_board
 from .service import GameFacts, UserError
 from .text import board_fields, result_text, turn_summary
-from .ui import board_controls
+from .ui import board_controls, board_info
 
 if TYPE_CHECKING:
     from .host import Host
@@ -89,7 +89,7 @@ class BoardPublisher:
             channel = self.bot.get_partial_messageable(live.board_channel_id)
             facts = self.bot.service.facts(live)  # the public view, at one version
             key, version, view = facts.board_key, facts.version, facts.view
-            png = await asyncio.to_thread(render_board, view, _info(facts))
+            png = await asyncio.to_thread(render_board, view, board_info(facts))
             pending = self._notes.pop(game_id, [])
             if not new_message and live.board_message_id and live.board_turn == key:
                 # Notes stay on the turn's message through later edits.
@@ -194,9 +194,3 @@ class BoardPublisher:
         payload["view"] = controls
         return payload
 
-
-def _info(facts: GameFacts) -> BoardInfo:
-    """What the renderer needs besides the view: names, match score, last moves."""
-    return BoardInfo(names=facts.names, game_number=facts.game_number,
-                     match_scores=facts.scores, match_target=facts.target,
-                     last_moves=facts.last_moves[-6:])

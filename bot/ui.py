@@ -34,7 +34,7 @@ import discord
 from engine import Move, View
 
 from .render import BoardInfo, render_hand
-from .service import LiveGame, MoveOutcome, UserError, moves_by_source
+from .service import GameFacts, LiveGame, MoveOutcome, UserError, moves_by_source
 from .text import (
     MAX_MESSAGE,
     RESTARTING,
@@ -405,16 +405,11 @@ def _as_edit(payload: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def board_info(live: LiveGame) -> BoardInfo:
+def board_info(facts: GameFacts) -> BoardInfo:
     """What the renderer needs besides the view: names, match score, last moves."""
-    match = live.match
-    return BoardInfo(
-        names=live.names,
-        game_number=match.games_dealt,
-        match_scores=(match.scores[0], match.scores[1]),
-        match_target=match.target,
-        last_moves=tuple(live.last_moves[-6:]),
-    )
+    return BoardInfo(names=facts.names, game_number=facts.game_number,
+                     match_scores=facts.scores, match_target=facts.target,
+                     last_moves=facts.last_moves[-6:])
 
 
 HAND_PICTURES_KEPT = 256
@@ -424,11 +419,12 @@ _hand_pictures: OrderedDict[tuple[int, int, int | None], tuple[View, BoardInfo, 
     OrderedDict()
 
 
-async def _hand_picture(live: LiveGame, view: View, info: BoardInfo) -> bytes:
+async def _hand_picture(facts: GameFacts, info: BoardInfo) -> bytes:
     # Looked up by (game, version, seat), but only used for the very same view and words: the
     # picture is a function of those alone, so a game loaded again, another bot in the same
     # process or a position that never got saved can't get another position's picture.
-    key = (live.id, live.version, view.viewer)
+    view = facts.view
+    key = (facts.id, facts.version, view.viewer)
     kept = _hand_pictures.get(key)
     if kept is not None and kept[0] == view and kept[1] == info:
         _hand_pictures.move_to_end(key)
@@ -447,8 +443,9 @@ async def hand_payload(
 ) -> dict[str, Any]:
     """The private hand message: image, text and the controls to move. The picture is drawn
     once per game, version and seat (clicks that show the same hand again reuse it)."""
-    view = bot.service.view(live, user_id)
-    png = await _hand_picture(live, view, board_info(live))
+    facts = bot.service.facts(live, user_id)  # the user's view, never the game itself
+    view = facts.view
+    png = await _hand_picture(facts, board_info(facts))
     lines = [note] if note else []
     lines.append(hand_text(view))
     controls = discord.ui.View(timeout=None)

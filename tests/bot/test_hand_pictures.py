@@ -71,7 +71,8 @@ async def test_a_hand_shown_again_is_not_drawn_again(env) -> None:
     live = (await service.play(live.id, user, move.text)).game
     after = await ui.hand_payload(bot, live, user)
     assert len(drawn) == 3 and _png(after) != _png(first)
-    assert _png(after) == render_hand(service.view(live, user), ui.board_info(live))
+    facts = service.facts(live, user)
+    assert _png(after) == render_hand(facts.view, ui.board_info(facts))
 
 
 async def test_a_kept_picture_is_used_only_for_the_same_position(env) -> None:

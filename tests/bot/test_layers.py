@@ -52,3 +52,16 @@ def test_no_import_circles_in_bot() -> None:
 
     circles = sorted(name for name in graph if name in reaches(name))
     assert circles == [], f"modules in an import circle: {circles}"
+
+
+def test_the_discord_side_never_touches_the_engines_game() -> None:
+    # The board, buttons, commands and client get views (``GameService.facts``/``view``),
+    # never ``LiveGame.match``: a hidden card can't reach a message or a picture by accident.
+    presentation = [BOT / "ui.py", BOT / "board.py", BOT / "client.py",
+                    *sorted((BOT / "cogs").glob("*.py"))]
+    touching = []
+    for path in presentation:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr == "match":
+                touching.append(f"{path.name}:{node.lineno}")
+    assert touching == []
