@@ -196,9 +196,23 @@ def _load(args: argparse.Namespace) -> list[dict[str, object]]:
                     plot=Path(args.plot) if args.plot else None)
 
 
+def _storage(args: argparse.Namespace) -> list[dict[str, object]]:
+    from .bench_storage import run_store
+
+    return list(run_store(args.store_games, args.moves, args.seed))
+
+
+def _hand(args: argparse.Namespace) -> list[dict[str, object]]:
+    from .bench_hand import run_hand
+
+    return [run_hand(args.store_games, args.repeats, args.seed)]
+
+
 BENCHMARKS: dict[str, Callable[[argparse.Namespace], list[dict[str, object]]]] = {
     "render": lambda args: run_render(args.boards, args.seed),
     "ledger": _ledger,
+    "storage": _storage,
+    "hand": _hand,
     "load": _load,
 }
 """The benchmarks by name."""
@@ -226,6 +240,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="ledger lines, a row per size: 10000,100000,1000000 (ledger)")
     parser.add_argument("--players", type=int, default=200, help="players (ledger)")
     parser.add_argument("--runs", type=int, default=50, help="timed runs of each query (ledger)")
+    parser.add_argument("--store-games", type=int, default=20,
+                        help="matches played (storage) or hands shown (hand)")
+    parser.add_argument("--moves", type=int, default=510, help="moves per match (storage)")
+    parser.add_argument("--repeats", type=int, default=10, help="times each hand is shown (hand)")
     load = parser.add_argument_group("load", "the real bot as a process against the local fake "
                                      "Discord (see bench_load)")
     load.add_argument("--games", type=_sizes, default=[10],
@@ -246,7 +264,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.boards < 1:
         parser.error("--boards must be at least 1")
-    names = [n for n in BENCHMARKS if n != "load"] if args.benchmark == "all" \
+    # "all" is the quick ones; storage and load take minutes and are asked for by name.
+    names = [n for n in BENCHMARKS if n not in ("load", "storage")] if args.benchmark == "all" \
         else [args.benchmark]
     for name in names:
         for line in BENCHMARKS[name](args):
