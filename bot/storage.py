@@ -892,12 +892,7 @@ class Storage:
         """Games whose public board doesn't show their saved version: every active one, and
         finished ones whose final board was never drawn (e.g. a crash right after the last
         move)."""
-        async with self._db.execute(
-            "SELECT id FROM games WHERE board_version IS NULL OR board_version < version "
-            "ORDER BY id"
-        ) as cur:
-            rows = await cur.fetchall()
-        return [int(r["id"]) for r in rows]
+        return await self._game_ids("board_version IS NULL OR board_version < version")
 
     @_serialised
     async def last_move(self, game_id: int) -> str | None:
@@ -923,12 +918,7 @@ class Storage:
     @_serialised
     async def results_unannounced(self) -> list[int]:
         """Finished games whose result was never announced (e.g. a crash right after)."""
-        async with self._db.execute(
-            "SELECT id FROM games WHERE status = 'finished' AND result_message_id IS NULL "
-            "ORDER BY id"
-        ) as cur:
-            rows = await cur.fetchall()
-        return [int(r["id"]) for r in rows]
+        return await self._game_ids("status = 'finished' AND result_message_id IS NULL")
 
     @_serialised
     async def set_claim_offered(self, game_id: int, when: float) -> None:
@@ -944,9 +934,11 @@ class Storage:
     @_serialised
     async def active_game_ids(self) -> list[int]:
         """Ids of all games still going on."""
-        async with self._db.execute(
-            "SELECT id FROM games WHERE status = 'active' ORDER BY id"
-        ) as cur:
+        return await self._game_ids("status = 'active'")
+
+    async def _game_ids(self, where: str) -> list[int]:
+        # ``where`` is one of this module's own conditions, never user input.
+        async with self._db.execute(f"SELECT id FROM games WHERE {where} ORDER BY id") as cur:
             rows = await cur.fetchall()
         return [int(r["id"]) for r in rows]
 

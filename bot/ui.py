@@ -27,6 +27,7 @@ import io
 import logging
 import re
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
@@ -114,12 +115,11 @@ async def reply_error(interaction: Interaction, message: str) -> None:
 class Guarded:
     """Every click gets an answer: a refusal privately, a failure with an apology.
 
-    Subclasses implement ``act``. The log names the item and its game, never the ``custom_id``
-    (a move button's id names a card of a private hand).
+    Subclasses define ``act``, the click's work. The log names the item and its game, never the
+    ``custom_id`` (a move button's id names a card of a private hand).
     """
 
-    async def act(self, interaction: Interaction) -> None:
-        raise NotImplementedError
+    act: Callable[[Interaction], Awaitable[None]]
 
     async def callback(self, interaction: Interaction) -> None:
         if _bot(interaction).stopping:
