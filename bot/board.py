@@ -50,6 +50,16 @@ class BoardPublisher:
         """True while some board update is waiting to be drawn."""
         return bool(self._pending)
 
+    def is_due(self, game_id: int) -> bool:
+        """True while an update of this game's board is waiting or being drawn."""
+        return game_id in self._pending
+
+    async def drawn(self, game_id: int) -> None:
+        """Wait until the game's pending board update (if any) is drawn."""
+        task = self._pending.get(game_id)
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
+
     def request(self, game_id: int, note: str | None = None) -> None:
         """Ask for the board of ``game_id`` to be brought up to date soon."""
         if note:

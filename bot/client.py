@@ -282,9 +282,7 @@ class SpiteBot(commands.Bot):
     async def announce_result(self, game_id: int) -> None:
         """Tell both players in the channel how the game ended (once, even across restarts),
         with a Rematch button; then archive the game's thread."""
-        pending = self.boards._pending.get(game_id)
-        if pending is not None:  # the final board goes up in the thread first
-            await asyncio.gather(pending, return_exceptions=True)
+        await self.boards.drawn(game_id)  # the final board goes up in the thread first
         live = await self.service.game(game_id)
         if not live.finished or live.result_message_id is not None:
             return
@@ -392,7 +390,7 @@ class SpiteBot(commands.Bot):
         """Draw again every board that doesn't show its game's saved version (a move saved just
         before a crash); a board whose turn has passed is posted anew, pinging the player on
         turn once. Returns how many were requested."""
-        behind = [g for g in await self.service.boards_behind() if g not in self.boards._pending]
+        behind = [g for g in await self.service.boards_behind() if not self.boards.is_due(g)]
         for game_id in behind:
             self.boards.request(game_id)
         if behind:
