@@ -30,6 +30,8 @@ from typing import Any, ParamSpec, TypeVar
 
 import aiosqlite
 
+from .shards import ShardSet
+
 __all__ = [
     "ChallengeRow",
     "GameEntry",
@@ -705,10 +707,10 @@ class Storage:
             raise
 
     @_serialised
-    async def open_challenges(self) -> list[ChallengeRow]:
-        """Every open challenge (expired or not), oldest first."""
+    async def open_challenges(self, shards: ShardSet | None = None) -> list[ChallengeRow]:
+        """Every open challenge (expired or not), oldest first (of the ``shards``' servers)."""
         async with self._db.execute(
-            "SELECT * FROM challenges WHERE status = 'open' ORDER BY id"
+            f"SELECT * FROM challenges WHERE status = 'open' AND {_owned(shards)} ORDER BY id"
         ) as cur:
             rows = await cur.fetchall()
         return [_challenge(r) for r in rows]
@@ -888,11 +890,11 @@ class Storage:
             "(board_version IS NULL OR board_version < ?)", (version, game_id, version))
 
     @_serialised
-    async def boards_behind(self) -> list[int]:
+    async def boards_behind(self, shards: ShardSet | None = None) -> list[int]:
         """Games whose public board doesn't show their saved version: every active one, and
         finished ones whose final board was never drawn (e.g. a crash right after the last
         move)."""
-        return await self._game_ids("board_version IS NULL OR board_version < version")
+        return await self._game_ids("(board_version IS NULL OR board_version < version)", shards)
 
     @_serialised
     async def last_move(self, game_id: int) -> str | None:
@@ -916,9 +918,9 @@ class Storage:
                                (message_id, game_id))
 
     @_serialised
-    async def results_unannounced(self) -> list[int]:
+    async def results_unannounced(self, shards: ShardSet | None = None) -> list[int]:
         """Finished games whose result was never announced (e.g. a crash right after)."""
-        return await self._game_ids("status = 'finished' AND result_message_id IS NULL")
+        return await self._game_ids("status = 'finished' AND result_message_id IS NULL", shards)
 
     @_serialised
     async def set_claim_offered(self, game_id: int, when: float) -> None:
@@ -932,13 +934,15 @@ class Storage:
         await self._db.execute("UPDATE games SET reminded_at = ? WHERE id = ?", (when, game_id))
 
     @_serialised
-    async def active_game_ids(self) -> list[int]:
-        """Ids of all games still going on."""
-        return await self._game_ids("status = 'active'")
+    async def active_game_ids(self, shards: ShardSet | None = None) -> list[int]:
+        """Ids of all games still going on (in the ``shards``' servers)."""
+        return await self._game_ids("status = 'active'", shards)
 
-    async def _game_ids(self, where: str) -> list[int]:
+    async def _game_ids(self, where: str, shards: ShardSet | None) -> list[int]:
         # ``where`` is one of this module's own conditions, never user input.
-        async with self._db.execute(f"SELECT id FROM games WHERE {where} ORDER BY id") as cur:
+        async with self._db.execute(
+            f"SELECT id FROM games WHERE {where} AND {_owned(shards)} ORDER BY id"
+        ) as cur:
             rows = await cur.fetchall()
         return [int(r["id"]) for r in rows]
 
@@ -1564,6 +1568,10 @@ class Storage:
             except StorageError:
                 continue
         return out, total
+
+
+def _owned(shards: ShardSet | None) -> str:
+    return "1 = 1" if shards is None else shards.sql()
 
 
 def _challenge(row: aiosqlite.Row) -> ChallengeRow:
