@@ -42,6 +42,7 @@ __all__ = [
     "GuildSettings",
     "Storage",
     "StorageError",
+    "SQLITE_SCHEMA_VERSION",
 ]
 
 
@@ -297,6 +298,9 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE moves_by_game RENAME TO moves;
     """,
 )
+
+SQLITE_SCHEMA_VERSION = len(MIGRATIONS)
+"""The schema version (``PRAGMA user_version``) of a SQLite database this bot has migrated."""
 
 
 @dataclass(frozen=True, slots=True)
