@@ -303,14 +303,18 @@ def _place(tmp: Path, dest: Path, overwrite: bool) -> None:
         try:
             os.link(tmp, dest)  # fails if dest exists, where a rename would replace it
         except FileExistsError:
-            raise BackupError(f"{dest} already exists; I left it as it was (--overwrite replaces it).") from None
+            raise _exists(dest) from None
         except OSError:  # a filesystem without hard links
             if dest.exists():
-                raise BackupError(f"{dest} already exists; I left it as it was (--overwrite replaces it).") from None
+                raise _exists(dest) from None
             os.rename(tmp, dest)
         else:
             tmp.unlink()
     _fsync_dir(dest.parent)
+
+
+def _exists(dest: Path) -> BackupError:
+    return BackupError(f"{dest} already exists; I left it as it was (--overwrite replaces it).")
 
 
 def backup(database: str | Path, dest: str | Path, *, overwrite: bool = False,
@@ -335,7 +339,7 @@ def backup(database: str | Path, dest: str | Path, *, overwrite: bool = False,
     if not source_path.is_file():
         raise BackupError(f"There is no database at {source_path} to back up.")
     if dest.exists() and not overwrite:
-        raise BackupError(f"{dest} already exists; I left it as it was (--overwrite replaces it).")
+        raise _exists(dest)
     with contextlib.suppress(FileNotFoundError):
         if dest.resolve() == source_path.resolve():
             raise BackupError("A backup can't be written over the database itself.")
