@@ -121,18 +121,38 @@ def sqlite_path(database: str | Path) -> Path:
     return Path(text)
 
 
+LIBPQ_PARAMETERS = frozenset({
+    "host", "hostaddr", "port", "dbname", "user", "passfile", "channel_binding",
+    "connect_timeout", "client_encoding", "options", "application_name",
+    "fallback_application_name", "keepalives", "keepalives_idle", "keepalives_interval",
+    "keepalives_count", "tcp_user_timeout", "replication", "gssencmode", "sslmode",
+    "requiressl", "sslcompression", "sslcert", "sslkey", "sslpassword", "sslcertmode",
+    "sslrootcert", "sslcrl", "sslcrldir", "sslsni", "requirepeer", "require_auth",
+    "ssl_min_protocol_version", "ssl_max_protocol_version", "krbsrvname", "gsslib",
+    "gssdelegation", "service", "target_session_attrs", "load_balance_hosts",
+})
+"""The URL parameters ``pg_dump`` understands (libpq's); asyncpg passes any other one to the
+server as a setting, which libpq would refuse."""
+
+
 def public_url(url: str) -> str:
-    """``url`` without its password (from the user part or a ``password=`` parameter): libpq
-    then takes it from ``PGPASSWORD`` or ``~/.pgpass``, and it never reaches a terminal or a
-    shell history."""
+    """``url`` as libpq reads it, without its password (from the user part or a ``password=``
+    parameter): libpq then takes it from ``PGPASSWORD`` or ``~/.pgpass``, and it never reaches
+    a terminal or a shell history. Server settings only asyncpg understands are left out."""
     parts = urlsplit(url)
     netloc = parts.netloc
     if "@" in netloc:
         user, host = netloc.rsplit("@", 1)
         netloc = f"{user.split(':', 1)[0]}@{host}"
     query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-                       if k != "password"])
+                       if k in LIBPQ_PARAMETERS])
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _schemas(url: str) -> list[str]:
+    # A ``search_path`` setting names the schema the bot's tables live in: dump that one.
+    return [name.strip() for k, v in parse_qsl(urlsplit(url).query) if k == "search_path"
+            for name in v.split(",") if name.strip()]
 
 
 def _has_password(url: str) -> bool:
@@ -143,7 +163,8 @@ def _has_password(url: str) -> bool:
 
 def pg_dump_command(url: str, dest: str | Path) -> str:
     """The ``pg_dump`` line that backs up the PostgreSQL database at ``url`` into ``dest``."""
-    return (f"pg_dump --format=custom --file={shlex.quote(str(dest))} "
+    schemas = "".join(f"--schema={shlex.quote(name)} " for name in _schemas(url))
+    return (f"pg_dump --format=custom {schemas}--file={shlex.quote(str(dest))} "
             f"{shlex.quote(public_url(url))}")
 
 
