@@ -122,9 +122,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args == ["health"]:
         return health(config)
-    if words[0] == "backup":
+    if words[:1] == ["backup"]:
         return backup_command(config, words[1], overwrite)
-    if words[0] == "restore":
+    if words[:1] == ["restore"]:
         return restore_command(config, words[1])
     configure_logging(config.log_level)
     from .client import run

@@ -501,3 +501,17 @@ def test_python_m_bot_backup_runs_without_a_token(database: Path, tmp_path: Path
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "4 games" in done.stdout and check(tmp_path / "out.sqlite3").games == 4
+
+
+def test_without_arguments_it_still_runs_the_bot(cli: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import bot.client
+
+    started = []
+
+    async def run(config: object) -> None:
+        started.append(config)
+
+    monkeypatch.setenv("DISCORD_TOKEN", "x" * 50)
+    monkeypatch.setattr(bot.client, "run", run)
+    assert main([]) == 0 and len(started) == 1
