@@ -189,7 +189,8 @@ def check(path: str | Path) -> DatabaseInfo:
 
     Raises ``InvalidDatabase`` with the reason otherwise: no such file, not SQLite, cut short,
     damaged (SQLite's ``integrity_check``), another application's, or made by a newer bot.
-    The file is only read (opened read-only); nothing is written beside it.
+    The file is opened read-only and never changed (beside a file with a -wal, SQLite may
+    create the -shm index it reads that -wal through).
     """
     return _check(Path(path), str(path))
 
@@ -373,6 +374,9 @@ def backup(database: str | Path, dest: str | Path, *, overwrite: bool = False,
         _place(tmp, dest, overwrite)
     except sqlite3.Error as exc:
         raise BackupError(f"The backup of {source_path} failed: {exc}.") from None
+    except OSError as exc:
+        raise BackupError(f"I couldn't write the backup {dest}: {exc.strerror or exc}.") \
+            from None
     except InvalidDatabase as exc:
         raise BackupError(f"I didn't keep the copy: {exc}") from None
     finally:
@@ -422,9 +426,10 @@ def restore(src: str | Path, database: str | Path,
                     _move_set(kept, target)
                 raise
             _fsync_dir(target.parent)
-        except sqlite3.Error as exc:
-            raise BackupError(f"The restore from {src} failed: {exc}. Nothing was changed.") \
-                from None
+        except (sqlite3.Error, OSError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise BackupError(f"The restore from {src} failed ({reason}); the database was "
+                              "left as it was.") from None
         except InvalidDatabase as exc:
             raise BackupError(f"The copy of {src} isn't valid, so nothing was changed: {exc}") \
                 from None
@@ -510,11 +515,23 @@ def daily_backup(database: str | Path, keep: int, today: date) -> Path | None:
     dest = folder / template.format(day=today.isoformat())
     if dest.exists():
         return None
+    _remove_stale_temporaries(folder, time.time() - 3600)
     backup(path, dest)
     ours = sorted(p for p in folder.iterdir() if pattern.fullmatch(p.name))
     for old in ours[:-keep]:
         old.unlink()
     return dest
+
+
+def _remove_stale_temporaries(folder: Path, before: float) -> None:
+    # A copy cut off by a kill leaves its temporary file (never one with a backup's name).
+    if not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        if re.fullmatch(r"\..+\.\d+\.\d+\.tmp(-journal)?", path.name):
+            with contextlib.suppress(FileNotFoundError):
+                if path.stat().st_mtime < before:
+                    path.unlink()
 
 
 class DailyBackups:

@@ -368,10 +368,15 @@ def test_daily_backups_one_a_day_keeping_the_newest(database: Path) -> None:
         assert daily_backup(database, 3, day) is None  # at most one per day
     assert all(m is not None for m in made)
     (folder / "notes.txt").write_text("mine")  # other files there are never touched
+    # What a copy killed midway leaves: removed once it is an hour old (never a copy going on).
+    stale, fresh = (folder / f".spite-malice-2026-11-20.sqlite3.{n}.99.tmp" for n in (1, 2))
+    stale.write_bytes(b"half")
+    fresh.write_bytes(b"half")
+    os.utime(stale, (time.time() - 7200, time.time() - 7200))
     daily_backup(database, 3, first + timedelta(days=6))
     assert sorted(p.name for p in folder.iterdir()) == [
-        "notes.txt", "spite-malice-2026-11-29.sqlite3", "spite-malice-2026-11-30.sqlite3",
-        "spite-malice-2026-12-01.sqlite3"]
+        fresh.name, "notes.txt", "spite-malice-2026-11-29.sqlite3",
+        "spite-malice-2026-11-30.sqlite3", "spite-malice-2026-12-01.sqlite3"]
     assert check(folder / "spite-malice-2026-12-01.sqlite3").games == 4
     assert folder.stat().st_mode & 0o777 == 0o700
 
