@@ -78,7 +78,7 @@ async def _measure(path: Path, games: int, moves: int, seed: int) -> list[dict[s
         players = [(make_player("easy", seed + 2 * n), make_player("easy", seed + 2 * n + 1))
                    for n in range(games)]
         per_move: dict[int, list[tuple[int, int, float, float]]] = {}
-        await storage._db.set_trace_callback(count)
+        await storage.trace(count)
         start_bytes = _written()
         total_moves = 0
         for _ in range(moves):
