@@ -26,7 +26,8 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from .dblock import hold_database
-from .storage import SQLITE_SCHEMA_VERSION
+from .storage import SQLITE_SCHEMA_VERSION, is_postgres_url
+from .storage import sqlite_path as database_file
 
 __all__ = [
     "BackupError",
@@ -107,15 +108,13 @@ class RestoreResult:
 
 def is_postgres(database: str | Path) -> bool:
     """Whether ``DATABASE`` names a PostgreSQL server rather than a SQLite file."""
-    return str(database).startswith(("postgresql://", "postgres://"))
+    return is_postgres_url(str(database))
 
 
 def sqlite_path(database: str | Path) -> Path:
-    """The SQLite file that ``DATABASE`` names (a path, or ``sqlite:///relative/path`` and
-    ``sqlite:////absolute/path``)."""
-    text = str(database)
-    if text.startswith("sqlite:///"):
-        text = text[len("sqlite:///"):]
+    """The SQLite file that ``DATABASE`` names (a path, or ``sqlite:///path``), as the storage
+    reads it."""
+    text = database_file(database)
     if text in ("", ":memory:"):
         raise BackupError("An in-memory database has nothing to back up or restore.")
     return Path(text)

@@ -132,6 +132,14 @@ def test_a_backup_into_a_folder_is_named_after_the_database_and_time(database: P
     assert check(info.path).games == 4
 
 
+def test_a_sqlite_url_names_the_same_file(database: Path, tmp_path: Path) -> None:
+    assert backup(f"sqlite:///{database}", tmp_path / "copy.sqlite3").games == 4
+    assert daily_backup(f"sqlite:///{database}", 7, date(2026, 12, 1)) == (
+        database.parent / "backups" / "spite-malice-2026-12-01.sqlite3")
+    with pytest.raises(BackupError, match="in-memory"):
+        backup(":memory:", tmp_path / "memory.sqlite3")
+
+
 def test_a_missing_database_is_not_created_by_a_backup(tmp_path: Path) -> None:
     with pytest.raises(BackupError, match="no database at"):
         backup(tmp_path / "nothing.sqlite3", tmp_path / "copy.sqlite3")
