@@ -528,3 +528,27 @@ def test_without_arguments_it_still_runs_the_bot(cli: Path,
     monkeypatch.setenv("DISCORD_TOKEN", "x" * 50)
     monkeypatch.setattr(bot.client, "run", run)
     assert main([]) == 0 and len(started) == 1
+
+
+async def test_the_running_bot_takes_the_daily_backup(tmp_path: Path) -> None:
+    # The housekeeping loop of the real bot (against the local fake Discord) takes today's
+    # backup on its first round, while the bot keeps its database open.
+    from bot.client import SpiteBot
+    from bot.config import Config
+    from tests.fakediscord import start_bot
+    from tests.fakediscord.fixtures import fake_discord_server
+    from tests.support import Clock
+
+    database = tmp_path / "bot.sqlite3"
+    await make_database(database)
+    clock = Clock(time.mktime((2026, 12, 1, 12, 0, 0, 0, 0, -1)))
+    expected = tmp_path / "backups" / "bot-2026-12-01.sqlite3"
+    async with fake_discord_server() as fake:
+        bot = SpiteBot(Config(token=fake.token, database=str(database), tick=3600,
+                              backup_keep=2), clock=clock)
+        handle = await start_bot(fake, bot)
+        try:
+            await fake.wait_for(expected.exists, timeout=30, description="the daily backup")
+            assert check(expected).games == 4
+        finally:
+            await handle.stop()
