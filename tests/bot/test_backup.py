@@ -552,3 +552,14 @@ async def test_the_running_bot_takes_the_daily_backup(tmp_path: Path) -> None:
             assert check(expected).games == 4
         finally:
             await handle.stop()
+
+
+def test_backup_keep_is_a_count_of_days() -> None:
+    from bot.config import Config, ConfigError
+
+    assert Config.from_env({}, require_token=False).backup_keep == 7
+    assert Config.from_env({"BACKUP_KEEP": "0"}, require_token=False).backup_keep == 0
+    assert Config.from_env({"BACKUP_KEEP": " 30 "}, require_token=False).backup_keep == 30
+    for wrong in ("-1", "seven", "1.5"):
+        with pytest.raises(ConfigError, match="BACKUP_KEEP must be a whole number"):
+            Config.from_env({"BACKUP_KEEP": wrong}, require_token=False)
