@@ -452,19 +452,17 @@ def _set_aside(database: Path, aside: Path) -> Path | None:
     """Rename the database and its -wal and -journal files (which may hold saved changes) to
     ``aside``; its -shm (an index SQLite rebuilds from the -wal) is removed. ``None`` if there
     was no database."""
-    if not database.exists():
-        for suffix in ("-wal", "-shm", "-journal"):  # leftovers of no database: stale
-            with contextlib.suppress(FileNotFoundError):
-                Path(f"{database}{suffix}").unlink()
-        return None
     base, n = aside, 1
-    while aside.exists() or Path(f"{aside}-wal").exists():  # two restores in one second
+    while any(Path(f"{aside}{s}").exists() for s in ("", "-wal", "-journal")):  # same second
         n += 1
         aside = base.with_name(f"{base.name}-{n}")
+    # A -wal left beside the new database would be replayed into it: it never stays behind,
+    # even without its database (then it is moved, and nothing is reported as kept).
+    existed = database.exists()
     _move_set(database, aside)
     with contextlib.suppress(FileNotFoundError):
         Path(f"{database}-shm").unlink()
-    return aside
+    return aside if existed else None
 
 
 def _move_set(database: Path, to: Path) -> None:
@@ -472,7 +470,8 @@ def _move_set(database: Path, to: Path) -> None:
         companion = Path(f"{database}{suffix}")
         if companion.exists():
             os.rename(companion, Path(f"{to}{suffix}"))
-    os.rename(database, to)
+    if database.exists():
+        os.rename(database, to)
 
 
 def _fold_wal(path: Path) -> None:

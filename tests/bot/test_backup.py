@@ -88,6 +88,14 @@ def dump(path: Path) -> list[str]:
         db.close()
 
 
+CRASH = (
+    # A process killed with its last commit only in the -wal file (no checkpoint on close).
+    "import os, sqlite3, sys; db = sqlite3.connect(sys.argv[1], isolation_level=None); "
+    "db.execute('PRAGMA wal_autocheckpoint=0'); "
+    "db.execute(\"INSERT INTO ledger (guild_id, kind, debtor_id, creditor_id, amount_cents, "
+    "created_at) VALUES (10, 'payment', 101, 102, 99, 0)\"); os._exit(0)")
+
+
 @pytest.fixture
 async def database(tmp_path: Path) -> Path:
     path = tmp_path / "data" / "spite-malice.sqlite3"
@@ -315,16 +323,24 @@ async def test_restore_keeps_the_last_moves_of_a_database_left_by_a_crash(
         database: Path, tmp_path: Path) -> None:
     saved = backup(database, tmp_path / "saved.sqlite3").path
     # A process killed with its last commits only in the -wal file (no checkpoint on close).
-    script = (
-        "import os, sqlite3, sys; db = sqlite3.connect(sys.argv[1], isolation_level=None); "
-        "db.execute('PRAGMA wal_autocheckpoint=0'); "
-        "db.execute(\"INSERT INTO ledger (guild_id, kind, debtor_id, creditor_id, amount_cents, "
-        "created_at) VALUES (10, 'payment', 101, 102, 99, 0)\"); os._exit(0)")
-    subprocess.run([sys.executable, "-c", script, str(database)], check=True, timeout=60)
+    subprocess.run([sys.executable, "-c", CRASH, str(database)], check=True, timeout=60)
     assert Path(f"{database}-wal").stat().st_size > 0
     done = restore(saved, database)
     assert done.kept is not None
     assert [r[5] for r in rows(done.kept, "ledger")][-1] == 99
+    assert rows(database, "ledger") == rows(saved, "ledger")
+
+
+async def test_a_stray_wal_file_never_reaches_the_restored_database(database: Path,
+                                                                    tmp_path: Path) -> None:
+    saved = backup(database, tmp_path / "saved.sqlite3").path
+    subprocess.run([sys.executable, "-c", CRASH, str(database)], check=True, timeout=60)
+    database.unlink()  # the database went, its -wal stayed
+    assert Path(f"{database}-wal").exists()
+    done = restore(saved, database)
+    assert done.kept is None and not Path(f"{database}-wal").exists()
+    storage = await Storage.open(database)  # the bot switches it to WAL mode
+    await storage.close()
     assert rows(database, "ledger") == rows(saved, "ledger")
 
 
