@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from . import migrations_postgres, migrations_sqlite
+from . import copy, migrations_postgres, migrations_sqlite
 from .base import Records
 from .challenges import ChallengeRecords
 from .db import Database, is_postgres_url, open_database, sqlite_path
@@ -84,6 +84,22 @@ class Storage(SettingsRecords, ChallengeRecords, GameRecords, LedgerRecords, Rec
         """For benchmarks: call ``callback`` with each SQL statement sent from now on (one per
         row of a batch); ``None`` stops."""
         await self._db.trace(callback)
+
+    async def copy_into(self, target: Storage, progress: Callable[[str], None] | None = None
+                        ) -> dict[str, int]:
+        """Copy every row into ``target`` (migrated and empty), in one transaction of the
+        target; rows copied per table."""
+        return await copy.copy_tables(self._db, target._db, progress)
+
+    async def table_counts(self) -> dict[str, int]:
+        """How many rows each of the bot's tables holds."""
+        return await copy.table_counts(self._db)
+
+    async def ledger_pairs(self) -> dict[tuple[int, int, int], tuple[int, int]]:
+        """(server, lower id, higher id) → (what the lower owes the higher summed from the
+        ledger's lines, the same from the running summary): the two agree in a sound
+        database."""
+        return await copy.ledger_pairs(self._db)
 
     async def schema_version(self) -> int:
         """The migration number the database is at (each backend numbers its own)."""

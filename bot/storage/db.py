@@ -313,11 +313,34 @@ class PostgresDatabase:
 
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[Conn]:
-        async with self._pool.acquire() as conn, conn.transaction():
-            yield _PgConn(conn, self._tracer)
+        async with self._pool.acquire() as conn:
+            if self._tracer is not None:
+                self._tracer("BEGIN")  # as SQLite's trace shows its BEGIN and COMMIT
+            async with conn.transaction():
+                yield _PgConn(conn, self._tracer)
+            if self._tracer is not None:
+                self._tracer("COMMIT")
 
     async def close(self) -> None:
         await self._pool.close()
 
     async def trace(self, callback: Callable[[str], None] | None) -> None:
         self._tracer = callback
+
+
+@contextlib.asynccontextmanager
+async def scratch_schema(url: str, prefix: str = "scratch") -> AsyncIterator[str]:
+    """For benchmarks: a new empty schema on the PostgreSQL server at ``url``, as a URL of its
+    own (asyncpg passes ``search_path`` to the server), dropped with everything in it after."""
+    import asyncpg
+
+    name = f"{prefix}_{os.getpid()}_{os.urandom(4).hex()}"
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(f"CREATE SCHEMA {name}")
+        try:
+            yield f"{url}{'&' if '?' in url else '?'}search_path={name}"
+        finally:
+            await conn.execute(f"DROP SCHEMA {name} CASCADE")
+    finally:
+        await conn.close()

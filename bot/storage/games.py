@@ -215,6 +215,10 @@ class GameRecords(Records):
         """Ids of all games still going on (in the ``shards``' servers)."""
         return await self._game_ids("status = 'active'", shards)
 
+    async def game_ids(self) -> list[int]:
+        """Every game's id, finished or not."""
+        return await self._game_ids("1 = 1", None)
+
     async def _update(self, sql: str, args: Sequence[Any]) -> None:
         async with self._db.connection() as conn:
             await conn.execute(sql, args)
