@@ -342,10 +342,11 @@ def backup(database: str | Path, dest: str | Path, *, overwrite: bool = False,
            now: Callable[[], float] = time.time) -> DatabaseInfo:
     """Copy the SQLite database ``database`` into ``dest`` while the bot may be running.
 
-    ``dest`` may be a folder (the copy is then named after the database and the time). The
-    copy is one consistent snapshot, readable by the owner only, checked before it gets its
-    name; an existing file is replaced only with ``overwrite``. Raises ``UsePostgresTools``
-    for a PostgreSQL database and ``BackupError`` when the copy can't be made.
+    ``dest`` may be a folder, existing or ending in ``/`` (the copy is then named after the
+    database and the time). The copy is one consistent snapshot, readable by the owner only,
+    checked before it gets its name; an existing file is replaced only with ``overwrite``.
+    Raises ``UsePostgresTools`` for a PostgreSQL database and ``BackupError`` when the copy
+    can't be made.
     """
     if is_postgres(database):
         command = pg_dump_command(str(database), dest)
@@ -353,8 +354,9 @@ def backup(database: str | Path, dest: str | Path, *, overwrite: bool = False,
             "The database is PostgreSQL: back it up with pg_dump (the bot may keep running):\n"
             f"    {command}{_password_note(str(database))}", command)
     source_path = sqlite_path(database)
+    folder = str(dest).endswith(("/", os.sep))  # "backups/": a folder, even a new one
     dest = Path(dest)
-    if dest.is_dir():
+    if folder or dest.is_dir():
         stamp = datetime.fromtimestamp(now()).strftime("%Y-%m-%d-%H%M%S")
         dest = dest / f"{source_path.stem}-{stamp}{source_path.suffix or '.sqlite3'}"
     if not source_path.is_file():

@@ -138,6 +138,8 @@ def test_a_backup_into_a_folder_is_named_after_the_database_and_time(database: P
     info = backup(database, folder, now=lambda: stamp)
     assert info.path == folder / "spite-malice-2026-12-01-163005.sqlite3"
     assert check(info.path).games == 4
+    new = backup(database, f"{tmp_path}/new/", now=lambda: stamp)  # a folder that is made
+    assert new.path == tmp_path / "new" / "spite-malice-2026-12-01-163005.sqlite3"
 
 
 def test_a_sqlite_url_names_the_same_file(database: Path, tmp_path: Path) -> None:
