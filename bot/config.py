@@ -45,6 +45,8 @@ class Config:
     """Seconds between checks for expired challenges, reminders and claims."""
     heartbeat_file: str | None = None
     """Where the housekeeping loop notes that it is alive (default: beside the database)."""
+    backup_keep: int = 7
+    """How many daily SQLite backups to keep in ``backups/`` beside the database (0: none)."""
 
     @property
     def heartbeat_path(self) -> Path:
@@ -83,6 +85,7 @@ class Config:
             computer_delay=_seconds(env, "COMPUTER_DELAY_SECONDS", 1.5),
             tick=_seconds(env, "TICK_SECONDS", 60.0),
             heartbeat_file=env.get("HEARTBEAT_FILE", "").strip() or None,
+            backup_keep=_count(env, "BACKUP_KEEP", 7),
         )
 
 
@@ -97,3 +100,12 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     if value < 0:
         raise ConfigError(f"{name} can't be negative.")
     return value
+
+
+def _count(env: Mapping[str, str], name: str, default: int) -> int:
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit():
+        raise ConfigError(f"{name} must be a whole number (0 or more).")
+    return int(text)
