@@ -59,7 +59,10 @@ USAGE = """usage: python -m bot                        run the bot
        python -m bot health                 is the running bot's housekeeping alive?
        python -m bot backup PATH [--overwrite]
                                             copy the database to PATH (a file or a folder)
-       python -m bot restore PATH           put the backup PATH in place (bot stopped)"""
+       python -m bot restore PATH           put the backup PATH in place (bot stopped)
+       python -m bot migrate --to postgresql://…
+                                            copy the SQLite database into an empty
+                                            PostgreSQL one and check the copy (bot stopped)"""
 
 
 def backup_command(config: Config, dest: str, overwrite: bool) -> int:
@@ -105,14 +108,38 @@ def restore_command(config: Config, src: str) -> int:
     return 0
 
 
+def migrate_command(config: Config, target: str) -> int:
+    """``python -m bot migrate --to URL``: copy the SQLite database into PostgreSQL."""
+    from .migrate import MigrationError, migrate
+
+    try:
+        asyncio.run(migrate(config.database, target))
+    except MigrationError as exc:
+        print(f"spite-malice-bot: nothing was migrated. {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _migrate_target(words: list[str]) -> str | None:
+    """The URL of ``migrate --to URL`` (or ``--to=URL``), or ``None`` if that isn't what the
+    words say."""
+    if words[:2] == ["migrate", "--to"] and len(words) == 3:
+        return words[2]
+    if words[:1] == ["migrate"] and len(words) == 2 and words[1].startswith("--to="):
+        return words[1][len("--to="):]
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Read the settings, then run the bot until it is stopped (or check its health, or back
     up or restore its database)."""
     args = sys.argv[1:] if argv is None else argv
     overwrite = args[:1] == ["backup"] and args.count("--overwrite") == 1
     words = [a for a in args if a != "--overwrite"] if overwrite else args
+    target = _migrate_target(words)
     if not (words in ([], ["health"]) or (len(words) == 2 and words[0] in ("backup", "restore")
-                                          and not words[1].startswith("-"))):
+                                          and not words[1].startswith("-"))
+            or target):
         print(USAGE, file=sys.stderr)
         return 2
     try:
@@ -126,14 +153,20 @@ def main(argv: list[str] | None = None) -> int:
         return backup_command(config, words[1], overwrite)
     if words[:1] == ["restore"]:
         return restore_command(config, words[1])
+    if target:
+        return migrate_command(config, target)
     configure_logging(config.log_level)
     from .client import run
     from .dblock import DatabaseInUse
+    from .storage import StorageError
 
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(run(config))
     except DatabaseInUse as exc:
+        print(f"spite-malice-bot: {exc}", file=sys.stderr)
+        return 2
+    except StorageError as exc:  # the database can't be opened (a server down, a bad file)
         print(f"spite-malice-bot: {exc}", file=sys.stderr)
         return 2
     return 0

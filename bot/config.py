@@ -53,7 +53,11 @@ class Config:
         """The heartbeat file that ``python -m bot health`` reads."""
         if self.heartbeat_file:
             return Path(self.heartbeat_file)
-        return Path(f"{self.database}.heartbeat")
+        from .storage.db import is_postgres_url, sqlite_path
+
+        if is_postgres_url(self.database):  # never a path made of the URL (and its password)
+            return Path("data/spite-malice.heartbeat")
+        return Path(f"{sqlite_path(self.database)}.heartbeat")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, *, dotenv: bool = True,
