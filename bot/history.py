@@ -20,7 +20,8 @@ from .replay import Replay, ReplayError, move_list, replay_saved
 from .service import UserError
 from .storage import GameRow, Storage, StorageError
 
-__all__ = ["PAGE", "HistoryEntry", "HistoryPage", "HistoryService", "ReplayedGame", "check_index"]
+__all__ = ["PAGE", "HistoryEntry", "HistoryPage", "HistoryService", "ReplayedGame", "check_index",
+           "position_at"]
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +153,22 @@ class HistoryService:
     def move_list(self, game: ReplayedGame) -> str:
         """The match's moves as ``game-N.txt`` (only finished games reach here)."""
         return move_list(game.replay, game.id, game.finished_at)
+
+
+def position_at(game: ReplayedGame, turn: int, deal: int = 1) -> int:
+    """The position where turn ``turn`` of the match's deal ``deal`` starts (both 1-based); a
+    ``UserError`` saying what there is if there is no such turn."""
+    deals = max(p.game_number for p in game.replay.positions)
+    if not 1 <= deal <= deals:
+        raise UserError(f"Game #{game.id} had {deals} deal{'s' if deals != 1 else ''}: pick "
+                        f"`deal` from 1 to {deals}.")
+    turns = [p for p in game.replay.positions if p.game_number == deal and not p.over]
+    for position in turns:
+        if position.turn == turn:
+            return position.index
+    last = max((p.turn for p in turns), default=1)
+    where = f"deal {deal} of game #{game.id}" if deals > 1 else f"game #{game.id}"
+    raise UserError(f"There is no turn {turn} in {where}: its turns go from 1 to {last}.")
 
 
 def check_index(game: ReplayedGame, index: int) -> int:
