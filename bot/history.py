@@ -48,6 +48,8 @@ class HistoryEntry:
     games: int
     how: str
     """How it ended, in words: ``pay-off pile played out``, ``Bob resigned`` …"""
+    voided: bool = False
+    """Its ledger line was voided (e.g. played by mistake): it counts for nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +100,8 @@ class HistoryService:
             page = pages - 1
             rows, total = await self.storage.finished_games(
                 guild_id, user_id, offset=page * PAGE, limit=PAGE)
-        entries = tuple(e for e in (_entry(row, last, user_id) for row, last in rows)
-                        if e is not None)
+        entries = tuple(e for e in (_entry(row, last, user_id, voided)
+                                    for row, last, voided in rows) if e is not None)
         return HistoryPage(user_id, page, pages, total, entries)
 
     async def replay(self, game_id: int, guild_id: int) -> ReplayedGame:
@@ -186,7 +188,8 @@ _HOW = {
 }
 
 
-def _entry(row: GameRow, last_move: str | None, user_id: int) -> HistoryEntry | None:
+def _entry(row: GameRow, last_move: str | None, user_id: int, voided: bool = False
+           ) -> HistoryEntry | None:
     """One history line from the saved row; ``None`` if its result can't be read."""
     seat = 0 if row.players[0] == user_id else 1
     state = row.state
@@ -218,5 +221,5 @@ def _entry(row: GameRow, last_move: str | None, user_id: int) -> HistoryEntry | 
     return HistoryEntry(
         game_id=row.id, finished_at=row.updated_at, rules=rules, target=target,
         opponent=row.names[1 - seat], outcome=outcome, scores=(mine, theirs),
-        games=len(results), how=how,
+        games=len(results), how=how, voided=voided,
     )

@@ -300,7 +300,7 @@ def history_payload(page: HistoryPage, reader: int) -> dict[str, Any]:
         games = f" in {plural(e.games, 'game')}" if e.target is not None else ""
         lines.append(f"`#{e.game_id}` <t:{int(e.finished_at)}:d> · {kind} vs "
                      f"{e.opponent[:32]}: {result} {e.scores[0]}–{e.scores[1]}{games} "
-                     f"({e.how})")
+                     f"({e.how})" + (" · voided, it counts for nothing" if e.voided else ""))
     lines.append("Replay one with `/replay game:N`, or from the menu below.")
     view = discord.ui.View(timeout=None)
     view.add_item(HistoryPageButton(page.user_id, page.page - 1, "newer",
