@@ -129,6 +129,42 @@ def _status_kb(pid: int, key: str) -> int:
     return 0
 
 
+def _descendants(pid: int) -> list[int]:
+    """Every process under ``pid``: the bot's drawing workers (``bot.drawing``) and what
+    ``multiprocessing`` starts beside them."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        children.setdefault(int(stat[stat.rindex(")") + 2:].split()[1]), []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return sorted(found)
+
+
+def _cpu_of(pids: Sequence[int]) -> dict[int, float]:
+    out = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            out[pid] = _cpu_seconds(pid)
+    return out
+
+
+def _peak_kb_of(pids: Sequence[int]) -> int:
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            total += _status_kb(pid, "VmHWM")
+    return total
+
+
 def _write_bytes(pid: int) -> int:
     for line in Path(f"/proc/{pid}/io").read_text().splitlines():
         if line.startswith("write_bytes:"):
@@ -161,6 +197,9 @@ def _child_env(fake: Any, db: Path, board_delay: float) -> dict[str, str]:
     env.update(PYTHONPATH=str(ROOT), DISCORD_TOKEN=fake.token, DISCORD_API_BASE=fake.api_base,
                DISCORD_GATEWAY_URL=fake.gateway_url, DATABASE=str(db), LOG_LEVEL="INFO",
                BOARD_DELAY_SECONDS=str(board_delay))
+    # As the Dockerfile sets it (unless the caller's environment says otherwise): without it
+    # glibc gives each thread that allocates an arena of its own, which the RSS shows.
+    env.setdefault("MALLOC_ARENA_MAX", "2")
     return env
 
 
@@ -560,6 +599,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             first = len(fake.interactions)
             posts, edits, redraws = fake.board_posts, fake.board_edits, fake.board_redraws
             cpu0, bench0, written0 = _cpu_seconds(bot.pid), _self_cpu(), _write_bytes(bot.pid)
+            helpers0 = _cpu_of(_descendants(bot.pid))
             machine0 = _machine_jiffies()
             t0 = time.monotonic()
             players = [asyncio.create_task(load.play(t, t.rng.uniform(0, interval)))
@@ -568,6 +608,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             load.stopping = True
             t1 = time.monotonic()
             cpu1, bench1, written1 = _cpu_seconds(bot.pid), _self_cpu(), _write_bytes(bot.pid)
+            helpers1 = _cpu_of(_descendants(bot.pid))
             machine1 = _machine_jiffies()
             loadavg = os.getloadavg()[0]
             posts, edits, redraws = (fake.board_posts - posts, fake.board_edits - edits,
@@ -579,6 +620,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
                 task.cancel()
             await asyncio.gather(*players, return_exceptions=True)
             peak_kb, rss_kb = _status_kb(bot.pid, "VmHWM"), _status_kb(bot.pid, "VmRSS")
+            helpers = _descendants(bot.pid)
+            helpers_peak_kb = _peak_kb_of(helpers)
             db_size = _db_bytes(db)
         finally:
             gc.unfreeze()
@@ -599,6 +642,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
                   bot_exit_status=int(status != 0), games_not_opened=games - opened)
     errors = {k: v for k, v in detail.items() if v}
     moves = load.moves
+    helpers_cpu = sum(cpu - helpers0.get(pid, 0.0) for pid, cpu in helpers1.items())
+    all_cpu = cpu1 - cpu0 + helpers_cpu
     lag.sort()
     return {
         "name": "load",
@@ -610,6 +655,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "interactions_per_s": round(len(records) / window, 1),
         "moves": moves,
         "moves_per_s": round(moves / window, 1),
+        **({"offered_moves_per_s": round(games / interval, 1)} if mode == "paced" else {}),
         "games_finished": load.games_finished,
         "p50_ms": round(_percentile(latencies, 0.50) * 1000, 1),
         "p95_ms": round(_percentile(latencies, 0.95) * 1000, 1),
@@ -622,12 +668,18 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "board_redraws_per_s": round(redraws / window, 2),
         "bot_cpu_pct": round((cpu1 - cpu0) / window * 100, 1),
         "bot_cpu_ms_per_move": round((cpu1 - cpu0) * 1000 / moves, 1) if moves else None,
+        "helpers": len(helpers),
+        "helpers_cpu_pct": round(helpers_cpu / window * 100, 1),
+        "all_cpu_pct": round(all_cpu / window * 100, 1),
+        "all_cpu_ms_per_move": round(all_cpu * 1000 / moves, 1) if moves else None,
         "bench_cpu_pct": round((bench1 - bench0) / window * 100, 1),
         "machine_cpu_pct": _busy_pct(machine0, machine1),
         "cores": os.cpu_count(),
         "loadavg_1m": round(loadavg, 2),
         "peak_rss_mb": round(peak_kb / 1024, 1),
         "rss_mb": round(rss_kb / 1024, 1),
+        "helpers_peak_rss_mb": round(helpers_peak_kb / 1024, 1),
+        "all_peak_rss_mb": round((peak_kb + helpers_peak_kb) / 1024, 1),
         "db_write_bytes_per_move": round((written1 - written0) / moves) if moves else None,
         "db_mb": round(db_size / 1_048_576, 2),
         "errors": sum(errors.values()),
