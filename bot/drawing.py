@@ -48,19 +48,12 @@ DEFAULT_WORKERS = max(1, (os.cpu_count() or 2) // 2)
 """Worker processes by default: half the cores (one on a 2-core machine), so that drawing,
 however much of it is asked for, leaves the other half to the bot's event loop."""
 
-BOARD_WAIT_MAX = 2.0
-"""Seconds a board waits behind hands at most before it is drawn first."""
+BOARD_WAIT_MAX = 10.0
+"""Seconds a board waits behind hands at most before it is drawn first. Under more drawing
+than the workers can do, boards wait and each then shows the moves made meanwhile: fewer
+boards are drawn, and hands (which players wait for) keep coming."""
 
 _Draw = Callable[[View, BoardInfo], bytes]
-
-
-WORKER_NICENESS = 5
-"""How much lower the workers' scheduling priority is than the bot's: when the cores are all
-busy, the event loop (first responses) runs first and drawing takes what is left."""
-
-
-def _start_worker() -> None:
-    os.nice(WORKER_NICENESS)
 
 
 class Pictures:
@@ -153,8 +146,7 @@ class Pictures:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_worker)
+                self.workers, mp_context=multiprocessing.get_context("spawn"))
         return self._pool
 
     async def _run(self, draw: _Draw, view: View, info: BoardInfo) -> bytes:
