@@ -344,6 +344,8 @@ class Load:
         self.stopping = False
         self.moves = 0
         self.games_finished = 0
+        self.played: list[tuple[int, float, str]] = []
+        """Cards played: the game's channel, when the ✅ came, and the move in words."""
         self.problems: Counter[str] = Counter()
 
     # -- one interaction
@@ -447,6 +449,9 @@ class Load:
             table.hands.pop(user.id, None)
             return
         self.moves += 1
+        first = reply.content.split("\n", 1)[0].removeprefix("✅ ")
+        if choice is not None and first:
+            self.played.append((table.where.id, time.monotonic(), first))
         table.hands[user.id] = reply
         if not _my_turn(reply):
             table.on_turn = 1 - table.on_turn
@@ -543,6 +548,22 @@ def _by_kind(records: Sequence[Any]) -> dict[str, dict[str, float]]:
         out[kind] = {"n": len(values), "p50_ms": round(_percentile(values, 0.5) * 1000, 1),
                      "p99_ms": round(_percentile(values, 0.99) * 1000, 1)}
     return out
+
+
+def board_lag(played: Sequence[tuple[int, float, str]],
+              pictures: dict[int, list[tuple[float, frozenset[str]]]]) -> tuple[list[float], int]:
+    """For each card played, the time from its ✅ to the first picture of its game's board that
+    lists it among the last moves; and how many no board picture showed (by the end of the
+    run, or because more than five moves came before the next picture)."""
+    lags: list[float] = []
+    missing = 0
+    for channel, acked, line in played:
+        shown = [t for t, lines in pictures.get(channel, ()) if t >= acked and line in lines]
+        if shown:
+            lags.append(shown[0] - acked)
+        else:
+            missing += 1
+    return sorted(lags), missing
 
 
 def _db_bytes(db: Path) -> int:
@@ -642,6 +663,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
                   bot_exit_status=int(status != 0), games_not_opened=games - opened)
     errors = {k: v for k, v in detail.items() if v}
     moves = load.moves
+    lags, not_shown = board_lag([p for p in load.played if t0 <= p[1] <= t1],
+                                fake.board_pictures)
     helpers_cpu = sum(cpu - helpers0.get(pid, 0.0) for pid, cpu in helpers1.items())
     all_cpu = cpu1 - cpu0 + helpers_cpu
     lag.sort()
@@ -666,6 +689,10 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "board_posts_per_s": round(posts / window, 2),
         "board_edits_per_s": round(edits / window, 2),
         "board_redraws_per_s": round(redraws / window, 2),
+        "board_lag_p50_ms": round(_percentile(lags, 0.50) * 1000, 1),
+        "board_lag_p99_ms": round(_percentile(lags, 0.99) * 1000, 1),
+        "board_lag_max_ms": round((lags[-1] if lags else 0.0) * 1000, 1),
+        "plays_not_on_a_board": not_shown,
         "bot_cpu_pct": round((cpu1 - cpu0) / window * 100, 1),
         "bot_cpu_ms_per_move": round((cpu1 - cpu0) * 1000 / moves, 1) if moves else None,
         "helpers": len(helpers),

@@ -49,9 +49,12 @@ DEFAULT_WORKERS = max(1, (os.cpu_count() or 2) // 2)
 however much of it is asked for, leaves the other half to the bot's event loop."""
 
 BOARD_WAIT_MAX = 10.0
-"""Seconds a board waits behind hands at most before it is drawn first. Under more drawing
-than the workers can do, boards wait and each then shows the moves made meanwhile: fewer
-boards are drawn, and hands (which players wait for) keep coming."""
+"""Seconds a board waits behind hands before boards get a share of the turns. Under more
+drawing than the workers can do, boards wait, and each then shows the moves made meanwhile:
+fewer boards are drawn, and hands (which players wait for) keep coming."""
+
+HANDS_PER_LATE_BOARD = 3
+"""While boards are late, one turn in this many plus one is a board's."""
 
 _Draw = Callable[[View, BoardInfo], bytes]
 
@@ -66,6 +69,7 @@ class Pictures:
         # Drawings waiting for a worker, with when they began to wait: hands (True), boards.
         self._waiting: dict[bool, deque[tuple[float, asyncio.Future[None]]]] = {
             True: deque(), False: deque()}
+        self._hands_in_a_row = 0
 
     async def board(self, read: Callable[[], tuple[View, BoardInfo]]) -> bytes:
         """The public board as PNG bytes (see ``render.render_board``), of the view and words
@@ -133,10 +137,18 @@ class Pictures:
     def _next(self) -> None:
         boards, hands = self._waiting[False], self._waiting[True]
         while self._drawing < self.workers and (boards or hands):
-            # Hands first, but a board that has waited BOARD_WAIT_MAX goes before them: a
-            # steady stream of hands must not keep the boards from ever being drawn.
-            late = boards and boards[0][0] <= asyncio.get_running_loop().time() - BOARD_WAIT_MAX
-            _, turn = (boards if late or not hands else hands).popleft()
+            # Hands first. But a steady stream of hands must not keep the boards from ever
+            # being drawn, nor a backlog of late boards the hands: once the oldest board has
+            # waited BOARD_WAIT_MAX, every HANDS_PER_LATE_BOARD + 1st turn is a board's.
+            late = bool(boards) and \
+                boards[0][0] <= asyncio.get_running_loop().time() - BOARD_WAIT_MAX
+            if hands and not (late and self._hands_in_a_row >= HANDS_PER_LATE_BOARD):
+                queue = hands
+                self._hands_in_a_row += 1
+            else:
+                queue = boards
+                self._hands_in_a_row = 0
+            _, turn = queue.popleft()
             if not turn.done():
                 self._drawing += 1
                 turn.set_result(None)

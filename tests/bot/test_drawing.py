@@ -44,8 +44,9 @@ async def test_a_board_is_drawn_from_the_public_view_only(pool: Pictures) -> Non
         await pool.board(lambda: (mine, info))
 
 
-async def _order(pool: Pictures, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Queue a board, then a hand, behind a drawing under way; the order they are drawn in."""
+async def _order(pool: Pictures, monkeypatch: pytest.MonkeyPatch, *, boards: int = 1,
+                 hands: int = 1) -> list[str]:
+    """Queue boards, then hands, behind a drawing under way; the order they are drawn in."""
     drawn: list[str] = []
 
     async def run(draw: Any, view: View, info: BoardInfo) -> bytes:
@@ -62,25 +63,27 @@ async def _order(pool: Pictures, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     holder = asyncio.create_task(busy())
     await asyncio.sleep(0)
-    board = asyncio.create_task(pool.board(lambda: (public, info)))
+    queued = [asyncio.create_task(pool.board(lambda: (public, info))) for _ in range(boards)]
     await asyncio.sleep(0)
-    hand = asyncio.create_task(pool.hand(mine, info))
+    queued += [asyncio.create_task(pool.hand(mine, info)) for _ in range(hands)]
     await asyncio.sleep(0)
-    assert pool.queued == 2 and drawn == []
+    assert pool.queued == boards + hands and drawn == []
     release.set()
-    await asyncio.gather(holder, board, hand)
-    return drawn
+    await asyncio.gather(holder, *queued)
+    return [name.removeprefix("render_") for name in drawn]
 
 
 async def test_a_waiting_hand_is_drawn_before_a_waiting_board(
         pool: Pictures, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert await _order(pool, monkeypatch) == ["render_hand", "render_board"]
+    assert await _order(pool, monkeypatch) == ["hand", "board"]
 
 
-async def test_a_board_that_waited_too_long_goes_first(
+async def test_late_boards_and_hands_take_turns(
         pool: Pictures, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(drawing, "BOARD_WAIT_MAX", 0.0)
-    assert await _order(pool, monkeypatch) == ["render_board", "render_hand"]
+    # Late boards get one turn in four: neither kind waits for ever behind the other.
+    assert await _order(pool, monkeypatch, boards=3, hands=7) == [
+        "hand", "hand", "hand", "board", "hand", "hand", "hand", "board", "hand", "board"]
 
 
 async def test_a_drawing_given_up_leaves_the_queue(pool: Pictures) -> None:
