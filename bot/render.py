@@ -524,8 +524,9 @@ def _panel_box(seat: int) -> tuple[int, int, int, int]:
     return x, _PANEL_TOP, x + _PANEL_W + 1, _H - _MARGIN + 1
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=2)
 def _unlit_base(centres: int, over: bool) -> Image.Image:
+    # Two: the boards being played, of both layouts (drawing one again takes about 1 ms).
     return _draw_base(centres, False, False, over)
 
 
