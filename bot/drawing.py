@@ -131,7 +131,9 @@ class Pictures:
                 self._drawing -= 1
                 self._next()
             else:
-                self._waiting[urgent].remove(entry)
+                # Still waiting, unless a turn was handed out meanwhile and it was passed over.
+                with contextlib.suppress(ValueError):
+                    self._waiting[urgent].remove(entry)
             raise
 
     def _next(self) -> None:

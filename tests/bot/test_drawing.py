@@ -125,3 +125,24 @@ async def test_closed_workers_start_again_when_needed(pool: Pictures) -> None:
     assert pool.pids() == []
     assert await pool.board(lambda: (public, info)) == render_board(public, info)
     assert pool.pids() != [pid]
+
+
+async def test_a_drawing_given_up_as_its_turn_comes_leaves_no_trace(pool: Pictures) -> None:
+    # The drawing under way ends (and hands the turn on) in the same moment as the waiting
+    # one is cancelled: the turn goes to nobody, and the queue stays sound.
+    public, mine, info = _position()
+    release = asyncio.Event()
+
+    async def busy() -> None:
+        async with pool._turn(urgent=False):
+            await release.wait()
+
+    holder = asyncio.create_task(busy())
+    await asyncio.sleep(0)
+    hand = asyncio.create_task(pool.hand(mine, info))
+    await asyncio.sleep(0)
+    release.set()
+    hand.cancel()
+    await asyncio.gather(holder, hand, return_exceptions=True)
+    assert hand.cancelled() and pool.queued == 0 and pool._drawing == 0
+    assert await pool.hand(mine, info) == render_hand(mine, info)
