@@ -31,19 +31,32 @@ What it measures:
   interaction sent during the playing time. An interaction whose first response never came
   or came after Discord's 3 s (the fake refuses it, as Discord does) counts at 10 s.
 - ``interactions``, ``interactions_per_s``, ``moves``, ``moves_per_s`` (cards played or
-  passes, each acknowledged with ✅), ``games_finished``.
+  passes, each acknowledged with ✅), ``games_finished``; for paced players
+  ``offered_moves_per_s`` (games / interval), what they would make if every answer came at
+  once: ``moves_per_s`` well below it means the bot did not keep up (its first responses may
+  still be fast: the work behind them fell behind).
 - ``board_posts_per_s`` / ``board_edits_per_s`` / ``board_redraws_per_s``: public board
   messages posted, edited (redrawn, or closed when the turn passed), and edits carrying a
-  new picture.
+  new picture. ``board_lag_p50_ms`` … ``board_lag_max_ms``: for each card played in the
+  playing time, from its ✅ to the first new picture of its game's board whose "Last moves"
+  lists it; ``plays_not_on_a_board``, the plays no picture listed (none came before the
+  bot stopped, or five more moves came first). Passes are left out.
 - ``bot_cpu_pct``: the bot process's user+system CPU time over the playing time, from
-  ``/proc/<pid>/stat`` (100 = one core busy; it can use more with its threads: rendering and
-  SQLite run off the event loop); ``bot_cpu_ms_per_move``, the same divided by the moves (the
-  interactions and board drawings a move brings with it included): the figure that says how
-  many moves a second the machine could take at most. ``bench_cpu_pct``: the same for this
+  ``/proc/<pid>/stat`` (100 = one core busy; it can use more with its threads: SQLite runs
+  off the event loop; the pictures are drawn in another process, see ``helpers`` below);
+  ``bot_cpu_ms_per_move``, the same divided by the moves (the interactions a move brings
+  with it included). ``bench_cpu_pct``: the same for this
   process (the fake Discord and the players), which shares the machine. ``machine_cpu_pct``
   (all processes, ``/proc/stat``), ``cores`` and ``loadavg_1m`` say how busy the machine was
   meanwhile: other work on it slows the bot down too.
-- ``peak_rss_mb``: the bot's ``VmHWM`` (peak resident memory since it started, setup included).
+- ``helpers``, ``helpers_cpu_pct``: the processes under the bot (its drawing process,
+  ``bot.drawing``, and the resource tracker ``multiprocessing`` starts beside it) and their
+  CPU over the playing time; ``all_cpu_pct`` and ``all_cpu_ms_per_move``: the bot and them
+  together, the figures to compare with a bot that drew in its own threads.
+- ``peak_rss_mb``: the bot's ``VmHWM`` (peak resident memory since it started, setup included);
+  ``helpers_peak_rss_mb``: the sum of the helpers' ``VmHWM``; ``all_peak_rss_mb``: the sum of
+  both (an upper bound of the peak of the sum: the peaks need not coincide, and pages of
+  shared libraries are counted in each process).
 - ``db_write_bytes_per_move``: ``/proc/<pid>/io`` ``write_bytes`` of the bot during the playing
   time divided by the moves: bytes the bot caused to be written to disk (counted in whole
   pages when dirtied). Its logs go to a pipe, so that is the SQLite database and its ``-wal``
