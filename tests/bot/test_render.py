@@ -247,7 +247,9 @@ def test_fonts_are_bundled() -> None:
 def test_bench_prints_one_json_line_per_picture(capsys: pytest.CaptureFixture[str]) -> None:
     bench_main(["render", "--boards", "4"])
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [line["name"] for line in lines] == ["render_board", "render_hand"]
+    assert [line["name"] for line in lines] == ["render_board", "render_hand",
+                                                "render_board_pool",
+                                                "render_hand_pool"]
     for line in lines:
         assert line["boards"] == 4
         assert 0 < line["median_ms"] <= line["worst_ms"]
