@@ -14,8 +14,8 @@ Speed (``python -m bot.bench render``): each card is drawn once per kind and siz
 tile, cut so that only its rounded ends need blending when pasted; text is rasterised once per
 string and size; the parts of the board that do not change are drawn once per layout. The finished
 picture is mapped to one fixed palette (no dithering) and saved as an 8-bit PNG, which is faster
-and several times smaller than a truecolour PNG of the same picture. Rendering is CPU work: the bot
-runs it off the event loop (``asyncio.to_thread``).
+and several times smaller than a truecolour PNG of the same picture. Rendering is CPU work, most
+of it holding the interpreter lock: the bot has it done in another process (``bot.drawing``).
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ HAND_SIZE = (1100, 680)
 
 _ASSETS = Path(__file__).resolve().parent / "assets"
 
-# The fonts (FreeType faces) and the caches of drawn cards and text are shared; the bot renders
-# from worker threads, so one picture is drawn at a time. PNG encoding, the slow part that
-# releases the GIL, runs outside the lock.
+# The fonts (FreeType faces) and the caches of drawn cards and text are shared; pictures may be
+# drawn from several threads (the history commands still draw in a thread of the bot), so one
+# is drawn at a time. PNG encoding, which releases the GIL, runs outside the lock.
 _DRAWING = threading.Lock()
 
 RGB = tuple[int, int, int]
