@@ -176,6 +176,5 @@ class Pictures:
             return await loop.run_in_executor(self._executor(), draw, view, info)
 
 
-
 pictures = Pictures()
 """The process's drawing pool (its workers start with the first drawing)."""
