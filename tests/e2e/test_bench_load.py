@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from bot.bench_load import plot_p99, run_one
+from bot.bench_load import board_lag, plot_p99, run_one
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,6 +48,20 @@ async def test_paced_players_wait_between_moves() -> None:
     # Ten games, a move each every 2 s on average (each pause between 1 and 3 s): at most
     # four moves a game can begin in the 3 s, far fewer than eager players make (~50/s).
     assert row["moves_per_s"] < 14
+
+
+def test_board_lag_counts_from_the_play_to_the_first_picture_that_lists_it() -> None:
+    played = [(1, 10.0, "Ann: 7♥ → C1"), (1, 11.0, "Bob: 8♥ → C1"), (2, 10.0, "Cy: A♠ → C2"),
+              (2, 12.0, "Di: 2♠ → C2")]
+    pictures = {
+        # Drawn before the play, then one that does not list it yet, then one that does.
+        1: [(9.0, frozenset({"Ann: 7♥ → C1"})), (10.5, frozenset()),
+            (13.0, frozenset({"Ann: 7♥ → C1", "Bob: 8♥ → C1"}))],
+        2: [(10.2, frozenset({"Cy: A♠ → C2"}))],
+    }
+    lags, missing = board_lag(played, pictures)
+    assert [round(v, 6) for v in lags] == [0.2, 2.0, 3.0]
+    assert missing == 1  # Di's play: no picture after it
 
 
 def test_the_plot_is_a_png(tmp_path: Path) -> None:
