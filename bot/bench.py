@@ -15,14 +15,19 @@ has run a while) the median, p99 and worst time, and the median and largest PNG 
 
 (measured on 2 AMD EPYC cores; BENCHMARKS.md has the figures, the machine and the command).
 
-What it leaves out: sending the picture (Discord's upload), the thread hop the bot makes
-(``asyncio.to_thread``) and any other work competing for the CPU; pictures are drawn one at a
-time, never two at once.
+``render_board_pool`` and ``render_hand_pool``: the same pictures drawn as the bot
+has them drawn, by a drawing process (``bot.drawing``), timed from the asking to the PNG bytes
+back (the pickling and the hop between processes included); cold is the first picture, the
+drawing process started for it (as after a restart).
+
+What it leaves out: sending the picture (Discord's upload) and any other work competing for
+the CPU; pictures are drawn one at a time, never two at once.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import json
 import random
@@ -168,14 +173,46 @@ def _figures(name: str, cold: float, times: list[float], sizes: list[int]) -> di
     }
 
 
+async def _through_pool(cases: Sequence[tuple[View, View, BoardInfo]]
+                        ) -> list[tuple[float, list[float], list[int]]]:
+    """Boards, then hands, drawn one at a time by a drawing process as the bot has them drawn
+    (``bot.drawing``): cold (the first, the process started for it), then every case."""
+    from .drawing import Pictures
+
+    out = []
+    for kind in ("board", "hand"):
+        pictures = Pictures(workers=1)
+        try:
+            times: list[float] = []
+            sizes: list[int] = []
+            for public, mine, info in [cases[0], *cases]:
+                started = time.perf_counter()
+                if kind == "board":
+                    public_view: tuple[View, BoardInfo] = (public, info)
+                    png = await pictures.board(lambda: public_view)  # noqa: B023 (awaited here)
+                else:
+                    png = await pictures.hand(mine, info)
+                times.append(time.perf_counter() - started)
+                sizes.append(len(png))
+            out.append((times[0], times[1:], sizes[1:]))
+        finally:
+            await asyncio.to_thread(pictures.close)
+    return out
+
+
 def run_render(boards: int, seed: int = 1) -> list[dict[str, object]]:
-    """Render ``boards`` boards and as many hands; the figures for each."""
+    """Render ``boards`` boards and as many hands, in this process and then through a drawing
+    process; the figures for each."""
     cold_board, cold_hand = cold_render("board", seed), cold_render("hand", seed)
     cases = positions(boards, seed)
     board_times, board_sizes = _measure(render_board, [(pub, info) for pub, _, info in cases])
     hand_times, hand_sizes = _measure(render_hand, [(mine, info) for _, mine, info in cases])
+    (board_cold, pool_boards, pool_board_sizes), (hand_cold, pool_hands, pool_hand_sizes) = \
+        asyncio.run(_through_pool(cases))
     return [_figures("render_board", cold_board, board_times, board_sizes),
-            _figures("render_hand", cold_hand, hand_times, hand_sizes)]
+            _figures("render_hand", cold_hand, hand_times, hand_sizes),
+            _figures("render_board_pool", board_cold, pool_boards, pool_board_sizes),
+            _figures("render_hand_pool", hand_cold, pool_hands, pool_hand_sizes)]
 
 
 def _ledger(args: argparse.Namespace) -> list[dict[str, object]]:

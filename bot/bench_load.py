@@ -31,19 +31,32 @@ What it measures:
   interaction sent during the playing time. An interaction whose first response never came
   or came after Discord's 3 s (the fake refuses it, as Discord does) counts at 10 s.
 - ``interactions``, ``interactions_per_s``, ``moves``, ``moves_per_s`` (cards played or
-  passes, each acknowledged with ✅), ``games_finished``.
+  passes, each acknowledged with ✅), ``games_finished``; for paced players
+  ``offered_moves_per_s`` (games / interval), what they would make if every answer came at
+  once: ``moves_per_s`` well below it means the bot did not keep up (its first responses may
+  still be fast: the work behind them fell behind).
 - ``board_posts_per_s`` / ``board_edits_per_s`` / ``board_redraws_per_s``: public board
   messages posted, edited (redrawn, or closed when the turn passed), and edits carrying a
-  new picture.
+  new picture. ``board_lag_p50_ms`` … ``board_lag_max_ms``: for each card played in the
+  playing time, from its ✅ to the first new picture of its game's board whose "Last moves"
+  lists it; ``plays_not_on_a_board``, the plays no picture listed (none came before the
+  bot stopped, or five more moves came first). Passes are left out.
 - ``bot_cpu_pct``: the bot process's user+system CPU time over the playing time, from
-  ``/proc/<pid>/stat`` (100 = one core busy; it can use more with its threads: rendering and
-  SQLite run off the event loop); ``bot_cpu_ms_per_move``, the same divided by the moves (the
-  interactions and board drawings a move brings with it included): the figure that says how
-  many moves a second the machine could take at most. ``bench_cpu_pct``: the same for this
+  ``/proc/<pid>/stat`` (100 = one core busy; it can use more with its threads: SQLite runs
+  off the event loop; the pictures are drawn in another process, see ``helpers`` below);
+  ``bot_cpu_ms_per_move``, the same divided by the moves (the interactions a move brings
+  with it included). ``bench_cpu_pct``: the same for this
   process (the fake Discord and the players), which shares the machine. ``machine_cpu_pct``
   (all processes, ``/proc/stat``), ``cores`` and ``loadavg_1m`` say how busy the machine was
   meanwhile: other work on it slows the bot down too.
-- ``peak_rss_mb``: the bot's ``VmHWM`` (peak resident memory since it started, setup included).
+- ``helpers``, ``helpers_cpu_pct``: the processes under the bot (its drawing process,
+  ``bot.drawing``, and the resource tracker ``multiprocessing`` starts beside it) and their
+  CPU over the playing time; ``all_cpu_pct`` and ``all_cpu_ms_per_move``: the bot and them
+  together, the figures to compare with a bot that drew in its own threads.
+- ``peak_rss_mb``: the bot's ``VmHWM`` (peak resident memory since it started, setup included);
+  ``helpers_peak_rss_mb``: the sum of the helpers' ``VmHWM``; ``all_peak_rss_mb``: the sum of
+  both (an upper bound of the peak of the sum: the peaks need not coincide, and pages of
+  shared libraries are counted in each process).
 - ``db_write_bytes_per_move``: ``/proc/<pid>/io`` ``write_bytes`` of the bot during the playing
   time divided by the moves: bytes the bot caused to be written to disk (counted in whole
   pages when dirtied). Its logs go to a pipe, so that is the SQLite database and its ``-wal``
@@ -129,6 +142,42 @@ def _status_kb(pid: int, key: str) -> int:
     return 0
 
 
+def _descendants(pid: int) -> list[int]:
+    """Every process under ``pid``: the bot's drawing workers (``bot.drawing``) and what
+    ``multiprocessing`` starts beside them."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        children.setdefault(int(stat[stat.rindex(")") + 2:].split()[1]), []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return sorted(found)
+
+
+def _cpu_of(pids: Sequence[int]) -> dict[int, float]:
+    out = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            out[pid] = _cpu_seconds(pid)
+    return out
+
+
+def _peak_kb_of(pids: Sequence[int]) -> int:
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            total += _status_kb(pid, "VmHWM")
+    return total
+
+
 def _write_bytes(pid: int) -> int:
     for line in Path(f"/proc/{pid}/io").read_text().splitlines():
         if line.startswith("write_bytes:"):
@@ -161,6 +210,9 @@ def _child_env(fake: Any, db: Path, board_delay: float) -> dict[str, str]:
     env.update(PYTHONPATH=str(ROOT), DISCORD_TOKEN=fake.token, DISCORD_API_BASE=fake.api_base,
                DISCORD_GATEWAY_URL=fake.gateway_url, DATABASE=str(db), LOG_LEVEL="INFO",
                BOARD_DELAY_SECONDS=str(board_delay))
+    # As the Dockerfile sets it (unless the caller's environment says otherwise): without it
+    # glibc gives each thread that allocates an arena of its own, which the RSS shows.
+    env.setdefault("MALLOC_ARENA_MAX", "2")
     return env
 
 
@@ -305,6 +357,8 @@ class Load:
         self.stopping = False
         self.moves = 0
         self.games_finished = 0
+        self.played: list[tuple[int, float, str]] = []
+        """Cards played: the game's channel, when the ✅ came, and the move in words."""
         self.problems: Counter[str] = Counter()
 
     # -- one interaction
@@ -408,6 +462,9 @@ class Load:
             table.hands.pop(user.id, None)
             return
         self.moves += 1
+        first = reply.content.split("\n", 1)[0].removeprefix("✅ ")
+        if choice is not None and first:
+            self.played.append((table.where.id, time.monotonic(), first))
         table.hands[user.id] = reply
         if not _my_turn(reply):
             table.on_turn = 1 - table.on_turn
@@ -506,6 +563,22 @@ def _by_kind(records: Sequence[Any]) -> dict[str, dict[str, float]]:
     return out
 
 
+def board_lag(played: Sequence[tuple[int, float, str]],
+              pictures: dict[int, list[tuple[float, frozenset[str]]]]) -> tuple[list[float], int]:
+    """For each card played, the time from its ✅ to the first picture of its game's board that
+    lists it among the last moves; and how many no board picture showed (by the end of the
+    run, or because more than five moves came before the next picture)."""
+    lags: list[float] = []
+    missing = 0
+    for channel, acked, line in played:
+        shown = [t for t, lines in pictures.get(channel, ()) if t >= acked and line in lines]
+        if shown:
+            lags.append(shown[0] - acked)
+        else:
+            missing += 1
+    return sorted(lags), missing
+
+
 def _db_bytes(db: Path) -> int:
     return sum(p.stat().st_size for p in (db, db.with_name(db.name + "-wal")) if p.exists())
 
@@ -560,6 +633,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             first = len(fake.interactions)
             posts, edits, redraws = fake.board_posts, fake.board_edits, fake.board_redraws
             cpu0, bench0, written0 = _cpu_seconds(bot.pid), _self_cpu(), _write_bytes(bot.pid)
+            helpers0 = _cpu_of(_descendants(bot.pid))
             machine0 = _machine_jiffies()
             t0 = time.monotonic()
             players = [asyncio.create_task(load.play(t, t.rng.uniform(0, interval)))
@@ -568,6 +642,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             load.stopping = True
             t1 = time.monotonic()
             cpu1, bench1, written1 = _cpu_seconds(bot.pid), _self_cpu(), _write_bytes(bot.pid)
+            helpers1 = _cpu_of(_descendants(bot.pid))
             machine1 = _machine_jiffies()
             loadavg = os.getloadavg()[0]
             posts, edits, redraws = (fake.board_posts - posts, fake.board_edits - edits,
@@ -579,6 +654,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
                 task.cancel()
             await asyncio.gather(*players, return_exceptions=True)
             peak_kb, rss_kb = _status_kb(bot.pid, "VmHWM"), _status_kb(bot.pid, "VmRSS")
+            helpers = _descendants(bot.pid)
+            helpers_peak_kb = _peak_kb_of(helpers)
             db_size = _db_bytes(db)
         finally:
             gc.unfreeze()
@@ -599,6 +676,10 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
                   bot_exit_status=int(status != 0), games_not_opened=games - opened)
     errors = {k: v for k, v in detail.items() if v}
     moves = load.moves
+    lags, not_shown = board_lag([p for p in load.played if t0 <= p[1] <= t1],
+                                fake.board_pictures)
+    helpers_cpu = sum(cpu - helpers0.get(pid, 0.0) for pid, cpu in helpers1.items())
+    all_cpu = cpu1 - cpu0 + helpers_cpu
     lag.sort()
     return {
         "name": "load",
@@ -610,6 +691,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "interactions_per_s": round(len(records) / window, 1),
         "moves": moves,
         "moves_per_s": round(moves / window, 1),
+        **({"offered_moves_per_s": round(games / interval, 1)} if mode == "paced" else {}),
         "games_finished": load.games_finished,
         "p50_ms": round(_percentile(latencies, 0.50) * 1000, 1),
         "p95_ms": round(_percentile(latencies, 0.95) * 1000, 1),
@@ -620,14 +702,24 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "board_posts_per_s": round(posts / window, 2),
         "board_edits_per_s": round(edits / window, 2),
         "board_redraws_per_s": round(redraws / window, 2),
+        "board_lag_p50_ms": round(_percentile(lags, 0.50) * 1000, 1),
+        "board_lag_p99_ms": round(_percentile(lags, 0.99) * 1000, 1),
+        "board_lag_max_ms": round((lags[-1] if lags else 0.0) * 1000, 1),
+        "plays_not_on_a_board": not_shown,
         "bot_cpu_pct": round((cpu1 - cpu0) / window * 100, 1),
         "bot_cpu_ms_per_move": round((cpu1 - cpu0) * 1000 / moves, 1) if moves else None,
+        "helpers": len(helpers),
+        "helpers_cpu_pct": round(helpers_cpu / window * 100, 1),
+        "all_cpu_pct": round(all_cpu / window * 100, 1),
+        "all_cpu_ms_per_move": round(all_cpu * 1000 / moves, 1) if moves else None,
         "bench_cpu_pct": round((bench1 - bench0) / window * 100, 1),
         "machine_cpu_pct": _busy_pct(machine0, machine1),
         "cores": os.cpu_count(),
         "loadavg_1m": round(loadavg, 2),
         "peak_rss_mb": round(peak_kb / 1024, 1),
         "rss_mb": round(rss_kb / 1024, 1),
+        "helpers_peak_rss_mb": round(helpers_peak_kb / 1024, 1),
+        "all_peak_rss_mb": round((peak_kb + helpers_peak_kb) / 1024, 1),
         "db_write_bytes_per_move": round((written1 - written0) / moves) if moves else None,
         "db_mb": round(db_size / 1_048_576, 2),
         "errors": sum(errors.values()),

@@ -2,7 +2,7 @@
 
 Updates are coalesced: a request waits ``delay`` seconds and then draws the game as it is by
 then, so a burst of plays makes a single edit and Discord's rate limits are never approached.
-The picture is drawn off the event loop, from the public view only.
+The picture is drawn in a worker process (``bot.drawing``), from the public view only.
 
 A board shows a saved version of its game, and the database remembers which one: a board that
 fell behind (a crash between a move and its drawing) is found and drawn again after a restart.
@@ -17,7 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from .render import render_board
+from engine import View
+
+from .drawing import pictures
+from .render import BoardInfo
 from .service import GameFacts, UserError
 from .text import board_fields, result_text, turn_summary
 from .ui import board_controls, board_info
@@ -97,9 +100,16 @@ class BoardPublisher:
                 return None
             # No fetch: a partial channel posts and edits by id alone.
             channel = self.bot.get_partial_messageable(live.board_channel_id)
-            facts = self.bot.service.facts(live)  # the public view, at one version
-            key, version, view = facts.board_key, facts.version, facts.view
-            png = await asyncio.to_thread(render_board, view, board_info(facts))
+            read: list[GameFacts] = []
+
+            def public() -> tuple[View, BoardInfo]:
+                # Read when a drawing process is free: the moves made meanwhile are in it.
+                read.append(self.bot.service.facts(live))  # the public view, at one version
+                return read[-1].view, board_info(read[-1])
+
+            png = await pictures.board(public)
+            facts = read[-1]
+            key, version = facts.board_key, facts.version
             pending = self._notes.pop(game_id, [])
             if not new_message and live.board_message_id and live.board_turn == key:
                 # Notes stay on the turn's message through later edits.

@@ -24,6 +24,7 @@ from .backup import DailyBackups
 from .board import BoardPublisher
 from .config import Config
 from .dblock import hold_database
+from .drawing import pictures
 from .ledger import LedgerService
 from .money import format_amount
 from .service import GameService, LiveGame, MoveOutcome, UserError
@@ -189,6 +190,7 @@ class SpiteBot(commands.Bot):
         await self._wait_for_interactions(timeout=5)
         if self._tasks:  # e.g. a rating update scheduled by the last moves
             await asyncio.wait(list(self._tasks), timeout=10)
+        await asyncio.to_thread(pictures.close)  # the drawing processes
         if hasattr(self, "storage"):
             await self.storage.close()
         log.info("stopped")

@@ -14,8 +14,8 @@ Speed (``python -m bot.bench render``): each card is drawn once per kind and siz
 tile, cut so that only its rounded ends need blending when pasted; text is rasterised once per
 string and size; the parts of the board that do not change are drawn once per layout. The finished
 picture is mapped to one fixed palette (no dithering) and saved as an 8-bit PNG, which is faster
-and several times smaller than a truecolour PNG of the same picture. Rendering is CPU work: the bot
-runs it off the event loop (``asyncio.to_thread``).
+and several times smaller than a truecolour PNG of the same picture. Rendering is CPU work, most
+of it holding the interpreter lock: the bot has it done in another process (``bot.drawing``).
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ HAND_SIZE = (1100, 680)
 
 _ASSETS = Path(__file__).resolve().parent / "assets"
 
-# The fonts (FreeType faces) and the caches of drawn cards and text are shared; the bot renders
-# from worker threads, so one picture is drawn at a time. PNG encoding, the slow part that
-# releases the GIL, runs outside the lock.
+# The fonts (FreeType faces) and the caches of drawn cards and text are shared; pictures may be
+# drawn from several threads (the history commands still draw in a thread of the bot), so one
+# is drawn at a time. PNG encoding, which releases the GIL, runs outside the lock.
 _DRAWING = threading.Lock()
 
 RGB = tuple[int, int, int]
@@ -183,7 +183,10 @@ def _fit(text: str, size: int, width: int, bold: bool = True) -> str:
     return text.rstrip() + "…"
 
 
-@lru_cache(maxsize=4096)
+# 1,024 strings: the labels, numbers and names of the boards being played, a few MB. Lines of
+# last moves are mostly new on every board; keeping 4,096 of them cost some 30 MB more per
+# drawing process for ~0.5 ms less a board (1,000 open games, 1,500 boards).
+@lru_cache(maxsize=1024)
 def _text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, int, int]:
     font = _font(size, bold)
     left, top, right, bottom = (int(v) for v in font.getbbox(text, anchor=anchor))
@@ -309,31 +312,39 @@ def _blank(w: int, h: int, face: RGB) -> Image.Image:
 
 
 @lru_cache(maxsize=1024)
-def _card_tile(card: Card, w: int, h: int, corner: int, face: bool, as_rank: int) -> _Tile:
+def _card_tile(card: Card, w: int, h: int, corner: int, face: bool, as_rank: int,
+               stands_for: str = "") -> _Tile:
     """One card, drawn once.
 
     ``corner`` is the corner font size; ``face`` adds the big rank and suit in the middle (for a
     card whose whole face shows: without it the card is one covered in a fan, and only the top
     of it that can show is kept); ``as_rank`` > 0 marks a wild card on a centre stack and is the
-    rank it stands for there.
+    rank it stands for there; ``stands_for`` is what a joker on a side stack stands for
+    (``7/8``), which its corner shows instead of ``JK★`` (as ``★7/8``), smaller if need be.
     """
     wild = as_rank > 0
     tile = _blank(w, h, _PURPLE_TINT if (card.is_joker or wild) else _WHITE)
     draw = ImageDraw.Draw(tile)
     colour = _suit_colour(card)
     pad = _corner_pad(corner)
-    draw.text((pad + 1, pad + _cap_height(corner)), _corner_text(card), font=_font(corner),
-              fill=colour, anchor="ls")
+    text, size = _corner_text(card), corner
+    if stands_for:
+        text = "★" + stands_for
+        while size > _CORNER_MIN and _font(size).getlength(text) > w - 2 * pad - 2:
+            size -= 1
+    # On the corner's baseline, so that a smaller label fits the strip the corner fits in.
+    draw.text((pad + 1, pad + _cap_height(corner)), text, font=_font(size), fill=colour,
+              anchor="ls")
     if not face:
         # The next card of the fan starts at most _FAN_MAX_STEP lower; its rounded corners
         # show a few rows more of this one.
         return _Tile.cut(tile, rows=_FAN_MAX_STEP + 2 * _radius(w) + 2)
-    _draw_face(draw, card, w, h, pad + _cap_height(corner) + 4, as_rank)
+    _draw_face(draw, card, w, h, pad + _cap_height(corner) + 4, as_rank, stands_for)
     return _Tile.cut(tile)
 
 
 def _draw_face(draw: ImageDraw.ImageDraw, card: Card, w: int, h: int, top: int,
-               as_rank: int) -> None:
+               as_rank: int, stands_for: str = "") -> None:
     _, big, suit_size = _card_sizes(h)
     cx = w // 2
     small = _font(max(12, round(h * 0.1)))
@@ -344,7 +355,8 @@ def _draw_face(draw: ImageDraw.ImageDraw, card: Card, w: int, h: int, top: int,
         draw.text((cx, h - 7), "wild", font=small, fill=_PURPLE, anchor="md")
     elif card.is_joker or card.suit is None:
         draw.text((cx, top + (h - top) * 0.45), "★", font=_font(big), fill=_PURPLE, anchor="mm")
-        draw.text((cx, h - 7), "JOKER", font=small, fill=_PURPLE, anchor="md")
+        draw.text((cx, h - 7), f"as {stands_for}" if stands_for else "JOKER", font=small,
+                  fill=_PURPLE, anchor="md")
     else:
         colour = _suit_colour(card)
         gap = round(h * 0.04)
@@ -377,9 +389,11 @@ def _plain_tile(w: int, h: int) -> _Tile:
 
 
 def _paste_card(image: Image.Image, card: Card, x: int, y: int, w: int, h: int, *,
-                corner: int | None = None, face: bool = True, as_rank: int = 0) -> None:
+                corner: int | None = None, face: bool = True, as_rank: int = 0,
+                stands_for: str = "") -> None:
     corner = corner if corner is not None else _card_sizes(h)[0]
-    _card_tile(card, w, h, corner, face, as_rank).paste(image, x, y, covered=not face)
+    _card_tile(card, w, h, corner, face, as_rank, stands_for).paste(image, x, y,
+                                                                    covered=not face)
 
 
 def _empty_slot(image: Image.Image, x: int, y: int, w: int, h: int, lines: Sequence[str],
@@ -413,11 +427,16 @@ class _Public:
     turn: int
     turn_number: int
     result: Result | None
+    joker_ranks: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]
+    """Per seat, per side stack, per card: the ranks a joker stands for (public, rule 13)."""
 
     @classmethod
     def of(cls, view: View) -> _Public:
+        jokers = tuple(tuple(tuple(view.joker_ranks(seat, s)) for s in range(len(sides)))
+                       for seat, sides in enumerate(view.sides))
         return cls(view.rules, view.hand_sizes, view.payoff_tops, view.payoff_counts, view.sides,
-                   view.centre, view.stock_size, view.turn, view.turn_number, view.result)
+                   view.centre, view.stock_size, view.turn, view.turn_number, view.result,
+                   jokers)
 
 
 # Board geometry. The picture is a header, a row with the centre stacks, the stock and the last
@@ -474,7 +493,7 @@ def render_board(view: View, info: BoardInfo) -> bytes:
     lit = tuple(result.winner == seat if result is not None else pub.turn == seat
                 for seat in (0, 1))
     with _DRAWING:
-        board = _board_base(len(pub.centre), lit[0], lit[1], result is not None).copy()
+        board = _board_base(len(pub.centre), lit[0], lit[1], result is not None)
         _draw_header(board, pub, info)
         _draw_centre_row(board, pub, info)
         for seat in (0, 1):
@@ -486,9 +505,38 @@ def _centre_x(i: int) -> int:
     return _MARGIN + 4 + i * (_CENTRE_W + _CENTRE_GAP)
 
 
-@lru_cache(maxsize=32)
 def _board_base(centres: int, lit0: bool, lit1: bool, over: bool) -> Image.Image:
-    """Everything on the board that depends only on the layout and on whose panel is lit."""
+    """A new picture of everything on the board that depends only on the layout and on whose
+    panel is lit.
+
+    Made of cached parts, a base per layout and a lit panel per seat, rather than cached whole
+    per combination: a whole board is 4.3 MB, and the combinations are ten.
+    """
+    board = _unlit_base(centres, over).copy()
+    for seat, lit in enumerate((lit0, lit1)):
+        if lit:
+            board.paste(_lit_panel(seat), _panel_box(seat)[:2])
+    return board
+
+
+def _panel_box(seat: int) -> tuple[int, int, int, int]:
+    x = _MARGIN + seat * (_PANEL_W + _MARGIN // 2)
+    return x, _PANEL_TOP, x + _PANEL_W + 1, _H - _MARGIN + 1
+
+
+@lru_cache(maxsize=2)
+def _unlit_base(centres: int, over: bool) -> Image.Image:
+    # Two: the boards being played, of both layouts (drawing one again takes about 1 ms).
+    return _draw_base(centres, False, False, over)
+
+
+@lru_cache(maxsize=2)
+def _lit_panel(seat: int) -> Image.Image:
+    # Nothing but the panel is drawn inside its box, whatever the layout.
+    return _draw_base(3, seat == 0, seat == 1, False).crop(_panel_box(seat))
+
+
+def _draw_base(centres: int, lit0: bool, lit1: bool, over: bool) -> Image.Image:
     board = Image.new("RGB", BOARD_SIZE, _FELT)
     draw = ImageDraw.Draw(board)
     draw.rectangle((0, 0, _W, _HEADER_H), fill=_GOLD if over else _FELT_DARK)
@@ -694,7 +742,7 @@ def _draw_panel(board: Image.Image, pub: _Public, info: BoardInfo, seat: int, x:
         colx = sx + s * (_SIDE_W + gap)
         label = f"S{s + 1}" + (f" · {len(pile)}" if len(pile) > 1 else "")
         _text(board, (colx + _SIDE_W // 2, label_y), label, 22, _MUTED, anchor="mt")
-        _draw_fan(board, pile, colx, _FAN_TOP, _FAN_BOTTOM)
+        _draw_fan(board, pile, colx, _FAN_TOP, _FAN_BOTTOM, pub.joker_ranks[seat][s])
 
 
 def _fan_step(n: int, height: int) -> float:
@@ -714,7 +762,8 @@ def _corner_for_step(step: int) -> int:
     return size
 
 
-def _draw_fan(board: Image.Image, pile: Sequence[Card], x: int, top: int, bottom: int) -> None:
+def _draw_fan(board: Image.Image, pile: Sequence[Card], x: int, top: int, bottom: int,
+              jokers: Sequence[tuple[int, ...]] = ()) -> None:
     if not pile:
         _empty_slot(board, x, top, _SIDE_W, _SIDE_H, ("empty",), 22)
         return
@@ -723,8 +772,16 @@ def _draw_fan(board: Image.Image, pile: Sequence[Card], x: int, top: int, bottom
     corner = _corner_for_step(int(step)) if n > 1 else _CORNER_MAX
     for i, card in enumerate(pile):
         last = i == n - 1
+        stands_for = _ranks_text(jokers[i]) if i < len(jokers) and jokers[i] else ""
         _paste_card(board, card, x, top + round(i * step), _SIDE_W, _SIDE_H,
-                    corner=_CORNER_MAX if last else corner, face=last)
+                    corner=_CORNER_MAX if last else corner, face=last, stands_for=stands_for)
+
+
+def _ranks_text(ranks: Sequence[int]) -> str:
+    """``7``, ``7/8``, or a run as ``2–K`` (as the board's text says it)."""
+    if len(ranks) > 2 and list(ranks) == list(range(ranks[0], ranks[-1] + 1)):
+        return f"{rank_text(ranks[0])}–{rank_text(ranks[-1])}"
+    return "/".join(rank_text(r) for r in ranks)
 
 
 # ----------------------------------------------------------------------------- the private hand

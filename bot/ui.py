@@ -21,7 +21,6 @@ is refused (and the hand refreshed), so a double click never makes a move twice 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import io
 import logging
@@ -34,7 +33,8 @@ import discord
 
 from engine import Move, View
 
-from .render import BoardInfo, render_hand
+from .drawing import pictures
+from .render import BoardInfo
 from .service import GameFacts, LiveGame, MoveOutcome, UserError, moves_by_source
 from .text import (
     MAX_MESSAGE,
@@ -429,7 +429,7 @@ async def _hand_picture(facts: GameFacts, info: BoardInfo) -> bytes:
     if kept is not None and kept[0] == view and kept[1] == info:
         _hand_pictures.move_to_end(key)
         return kept[2]
-    png = await asyncio.to_thread(render_hand, view, info)
+    png = await pictures.hand(view, info)
     _hand_pictures[key] = (view, info, png)
     _hand_pictures.move_to_end(key)
     while len(_hand_pictures) > HAND_PICTURES_KEPT:

@@ -28,11 +28,13 @@ async def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
               ) -> AsyncIterator[tuple[GameService, Host, list[Any]]]:
     drawn: list[Any] = []
 
-    def counting(view: Any, info: Any) -> bytes:
-        drawn.append((view, info))
-        return render_hand(view, info)
+    class Counting:
+        # The drawing processes (bot.drawing) draw the same bytes: here, the count matters.
+        async def hand(self, view: Any, info: Any) -> bytes:
+            drawn.append((view, info))
+            return render_hand(view, info)
 
-    monkeypatch.setattr(ui, "render_hand", counting)
+    monkeypatch.setattr(ui, "pictures", Counting())
     monkeypatch.setattr(ui, "_hand_pictures", type(ui._hand_pictures)())
     storage = await Storage.open(tmp_path / "h.sqlite3")
     seeds = iter(range(5, 1000))

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops
 
 from bot import render
 from bot.bench import main as bench_main
@@ -98,6 +98,33 @@ def test_long_side_stacks_and_wild_cards() -> None:
                              centre=["KH 2S KD", "KC"],
                              sides=[[thirty, "", "", ""], ["", "", "", "2C 2C 3C 3C 4C 4C"]])
     open_png(render_board(kings.public_view(), INFO), BOARD_SIZE)
+
+
+def test_a_joker_on_a_side_stack_shows_what_it_stands_for() -> None:
+    # Rule 13: the ranks a joker on a side stack stands for are public; the board's text says
+    # 🃏(as 9/10), the picture ★9/10 in the joker's corner (as a centre stack's wild card
+    # shows the rank it stands for).
+    view = long_stacks().public_view()
+    stack = view.joker_ranks(1, 1)
+    at = next(i for i, ranks in enumerate(stack) if ranks)
+    assert stack[at] == (9, 10)
+    board = Image.open(io.BytesIO(render_board(view, INFO))).convert("RGB")
+
+    def standing_for(ranks: tuple[int, ...]) -> Image.Image:
+        sides = [list(seat) for seat in view.side_ranks]
+        pile = list(sides[1][1])
+        pile[at] = ranks
+        sides[1][1] = tuple(pile)
+        other = dataclasses.replace(view, side_ranks=tuple(tuple(seat) for seat in sides))
+        return Image.open(io.BytesIO(render_board(other, INFO))).convert("RGB")
+
+    # Another meaning changes that joker's card in the picture, and nothing else.
+    box = ImageChops.difference(board, standing_for((10,))).getbbox()
+    assert box is not None
+    assert box[0] >= BOARD_SIZE[0] // 2 and box[2] - box[0] <= render._SIDE_W
+    # Without the ranks it is a plain joker again.
+    plain = dataclasses.replace(view, side_ranks=())
+    assert render_board(plain, INFO) != render_board(view, INFO)
 
 
 @pytest.mark.parametrize("n", range(1, 41))
@@ -220,7 +247,9 @@ def test_fonts_are_bundled() -> None:
 def test_bench_prints_one_json_line_per_picture(capsys: pytest.CaptureFixture[str]) -> None:
     bench_main(["render", "--boards", "4"])
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [line["name"] for line in lines] == ["render_board", "render_hand"]
+    assert [line["name"] for line in lines] == ["render_board", "render_hand",
+                                                "render_board_pool",
+                                                "render_hand_pool"]
     for line in lines:
         assert line["boards"] == 4
         assert 0 < line["median_ms"] <= line["worst_ms"]

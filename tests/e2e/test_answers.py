@@ -7,8 +7,8 @@ the bot down, break it on purpose and send what only a modified client would sen
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import time
 from typing import Any
 
 import pytest
@@ -27,13 +27,13 @@ SLOW = 1.5
 
 @pytest.fixture
 def slow_pictures(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = ui.render_hand
+    real = ui.pictures.hand
 
-    def slow(*args: Any) -> bytes:
-        time.sleep(SLOW)  # runs in a worker thread, as the real drawing does
-        return real(*args)
+    async def slow(*args: Any) -> bytes:
+        await asyncio.sleep(SLOW)  # drawn in another process, as the real drawing is
+        return await real(*args)
 
-    monkeypatch.setattr(ui, "render_hand", slow)
+    monkeypatch.setattr(ui.pictures, "hand", slow)
 
 
 def on_turn(world: World) -> Any:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from bot.bench_load import plot_p99, run_one
+from bot.bench_load import board_lag, plot_p99, run_one
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,25 +21,47 @@ FIELDS = ("games", "interactions", "interactions_per_s", "moves", "p50_ms", "p95
           "error_detail", "by_kind")
 
 
-async def test_a_tiny_eager_run_plays_and_reports_every_figure() -> None:
-    row = await run_one(2, mode="eager", duration=3.0, board_delay=0.2)
+async def test_a_small_eager_run_plays_and_reports_every_figure() -> None:
+    row = await run_one(10, mode="eager", duration=3.0, board_delay=0.2)
     assert set(FIELDS) <= set(row)
     assert sum(k["n"] for k in row["by_kind"].values()) == row["interactions"]
-    assert row["games"] == 2 and row["interactions"] > 0 and row["moves"] > 0
+    assert row["games"] == 10 and row["interactions"] > 0 and row["moves"] > 0
     assert row["errors"] == 0, row["error_detail"]
     assert 0 < row["p50_ms"] <= row["p95_ms"] <= row["p99_ms"] <= row["max_ms"]
     assert row["over_3s"] <= row["over_1s"] <= row["interactions"]
     assert row["board_posts_per_s"] > 0
     assert row["bot_cpu_pct"] > 0 and row["peak_rss_mb"] > 10
     assert row["db_write_bytes_per_move"] is not None and row["db_write_bytes_per_move"] >= 0
+    # The drawing process is measured with the bot: its CPU and memory count.
+    assert row["helpers"] >= 1 and row["helpers_cpu_pct"] > 0
+    assert row["all_cpu_pct"] >= row["bot_cpu_pct"]
+    assert row["all_peak_rss_mb"] > row["peak_rss_mb"] + 10
+    # The plays showed on the boards (the bot draws the pending boards before it stops).
+    assert row["plays_not_on_a_board"] < row["moves"]
+    assert 0 < row["board_lag_p50_ms"] <= row["board_lag_p99_ms"] <= row["board_lag_max_ms"]
 
 
 async def test_paced_players_wait_between_moves() -> None:
-    row = await run_one(2, mode="paced", interval=0.5, duration=3.0, board_delay=0.2)
+    row = await run_one(10, mode="paced", interval=2.0, duration=3.0, board_delay=0.2)
     assert row["errors"] == 0, row["error_detail"]
-    assert row["moves"] > 0
-    # Two games, a move each every 0.5 s on average: far fewer than eager players make.
-    assert row["moves_per_s"] < 12
+    assert row["moves"] > 0 and row["offered_moves_per_s"] == 5.0
+    # Ten games, a move each every 2 s on average (each pause between 1 and 3 s): at most
+    # four moves a game can begin in the 3 s, far fewer than eager players make (~50/s).
+    assert row["moves_per_s"] < 14
+
+
+def test_board_lag_counts_from_the_play_to_the_first_picture_that_lists_it() -> None:
+    played = [(1, 10.0, "Ann: 7♥ → C1"), (1, 11.0, "Bob: 8♥ → C1"), (2, 10.0, "Cy: A♠ → C2"),
+              (2, 12.0, "Di: 2♠ → C2")]
+    pictures = {
+        # Drawn before the play, then one that does not list it yet, then one that does.
+        1: [(9.0, frozenset({"Ann: 7♥ → C1"})), (10.5, frozenset()),
+            (13.0, frozenset({"Ann: 7♥ → C1", "Bob: 8♥ → C1"}))],
+        2: [(10.2, frozenset({"Cy: A♠ → C2"}))],
+    }
+    lags, missing = board_lag(played, pictures)
+    assert [round(v, 6) for v in lags] == [0.2, 2.0, 3.0]
+    assert missing == 1  # Di's play: no picture after it
 
 
 def test_the_plot_is_a_png(tmp_path: Path) -> None:

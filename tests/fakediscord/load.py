@@ -12,6 +12,7 @@ differently: it only calls the base methods and then wakes its own waiters.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -49,6 +50,10 @@ class LoadFakeDiscord(FakeDiscord):
         self._boards: set[int] = set()
         #: The newest board posted in each channel or thread, by channel id.
         self.latest_board: dict[int, FakeMessage] = {}
+        #: Every new board picture (posted, or edited in), by channel id: when, and the lines
+        #: of its "Last moves" field (which moves it shows).
+        self.board_pictures: defaultdict[int, list[tuple[float, frozenset[str]]]] = \
+            defaultdict(list)
 
     # -- waking
 
@@ -81,7 +86,15 @@ class LoadFakeDiscord(FakeDiscord):
             self.board_posts += 1
             self._boards.add(msg.id)
             self.latest_board[msg.channel_id] = msg
+            self._picture(msg)
         return msg
+
+    def _picture(self, msg: FakeMessage) -> None:
+        fields = msg.embeds[0].get("fields", []) if msg.embeds else []
+        lines = next((str(f.get("value", "")) for f in fields if f.get("name") == "Last moves"),
+                     "")
+        self.board_pictures[msg.channel_id].append(
+            (time.monotonic(), frozenset(lines.splitlines())))
 
     def edit_message(self, msg: FakeMessage, payload: JSON,
                      files: Sequence[UploadedFile] = ()) -> FakeMessage:
@@ -93,6 +106,7 @@ class LoadFakeDiscord(FakeDiscord):
             self.board_edits += 1
             if files:
                 self.board_redraws += 1
+                self._picture(edited)
         return edited
 
     async def autocomplete_record(self, user: Any, channel: Any, command: str, focused: str,
