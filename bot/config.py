@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .shards import ShardSet
+
 __all__ = ["Config", "ConfigError"]
 
 TOKEN_HELP = (
@@ -45,6 +47,8 @@ class Config:
     """Seconds between checks for expired challenges, reminders and claims."""
     heartbeat_file: str | None = None
     """Where the housekeeping loop notes that it is alive (default: beside the database)."""
+    shards: ShardSet | None = None
+    """The shards this process runs (``SHARD_IDS`` of ``SHARD_COUNT``); ``None``: unsharded."""
 
     @property
     def heartbeat_path(self) -> Path:
@@ -83,6 +87,7 @@ class Config:
             computer_delay=_seconds(env, "COMPUTER_DELAY_SECONDS", 1.5),
             tick=_seconds(env, "TICK_SECONDS", 60.0),
             heartbeat_file=env.get("HEARTBEAT_FILE", "").strip() or None,
+            shards=_shards(env),
         )
 
 
@@ -97,3 +102,33 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     if value < 0:
         raise ConfigError(f"{name} can't be negative.")
     return value
+
+
+def _shards(env: Mapping[str, str]) -> ShardSet | None:
+    count_text = env.get("SHARD_COUNT", "").strip()
+    ids_text = env.get("SHARD_IDS", "").strip()
+    if not count_text:
+        if ids_text:
+            raise ConfigError("SHARD_IDS needs SHARD_COUNT too (how many shards the bot has in "
+                              "all), e.g. SHARD_IDS=0,1 SHARD_COUNT=4.")
+        return None
+    if not _whole(count_text) or int(count_text) < 1:
+        raise ConfigError("SHARD_COUNT must be a whole number of shards, at least 1.")
+    count = int(count_text)
+    if not ids_text:
+        return ShardSet(count, frozenset(range(count)))  # one process runs every shard
+    parts = [part.strip() for part in ids_text.split(",")]
+    if not all(_whole(part) for part in parts):
+        raise ConfigError("SHARD_IDS must be shard numbers separated by commas, e.g. 0,1.")
+    ids = [int(part) for part in parts]
+    if len(set(ids)) != len(ids):
+        raise ConfigError("SHARD_IDS names a shard more than once.")
+    if any(i >= count for i in ids):
+        raise ConfigError(f"SHARD_IDS must be between 0 and {count - 1} "
+                          f"(SHARD_COUNT={count} numbers the shards from 0).")
+    return ShardSet(count, frozenset(ids))
+
+
+def _whole(text: str) -> bool:
+    # ``str.isdigit`` also accepts digits such as "²" that ``int`` refuses.
+    return text.isascii() and text.isdigit()
