@@ -461,7 +461,10 @@ def new_bot(config: Config, *, seed_source: Callable[[], int] | None = None,
 async def run(config: Config) -> None:
     """Run the bot until it is stopped: ``SIGTERM`` (``docker stop``) and ``SIGINT`` (Ctrl-C)
     stop it cleanly (see ``SpiteBot.close``)."""
-    database = hold_database(config.database)  # before anything: one process per SQLite file
+    # Before anything: one process per SQLite file. A database server is what several shard
+    # processes share, so it takes no such lock.
+    server = config.database.startswith(("postgresql://", "postgres://"))
+    database = None if server else hold_database(config.database)
     apply_endpoints(config)
     bot = new_bot(config)
     if config.shards is not None:

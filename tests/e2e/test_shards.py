@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import itertools
 import os
-import re
 import signal
 import sys
 from collections.abc import AsyncIterator
@@ -234,3 +233,181 @@ async def test_one_process_runs_two_shards_on_sqlite(
             assert len(table.reminders(fake, game_id)) == 1, table.reminders(fake, game_id)
     finally:
         await handle.stop()
+
+
+# ---------------------------------------------------------------------- shard processes
+
+
+async def _postgresql_tables(url: str) -> set[str]:
+    """The tables in the schema of ``url``: proof that the bot keeps its data there."""
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        rows = await conn.fetch("SELECT tablename FROM pg_tables WHERE schemaname = "
+                                "current_schema()")
+    finally:
+        await conn.close()
+    return {str(r["tablename"]) for r in rows}
+
+
+class ShardProcess:
+    """``python -m bot`` as shard ``shard`` of ``count``, on a shared database."""
+
+    def __init__(self, fake: FakeDiscord, tmp: Path, database: str, shard: int,
+                 count: int) -> None:
+        self.fake = fake
+        self.tmp = tmp
+        self.database = database
+        self.shard = (shard, count)
+        self.heartbeat = tmp / f"shard{shard}.heartbeat"
+        self.proc: asyncio.subprocess.Process | None = None
+        self.runs = 0
+
+    @property
+    def connected(self) -> bool:
+        return any(s.connected and s.shard == self.shard for s in self.fake.sessions)
+
+    async def start(self) -> None:
+        """Start the process; return once its housekeeping runs (its first heartbeat)."""
+        self.runs += 1
+        self.heartbeat.unlink(missing_ok=True)
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("DISCORD_", "SHARD_")) and k != "LOG_LEVEL"}
+        env.update(PYTHONPATH=str(ROOT), DISCORD_TOKEN=self.fake.token,
+                   DISCORD_API_BASE=self.fake.api_base, DISCORD_GATEWAY_URL=self.fake.gateway_url,
+                   DATABASE=self.database, SHARD_COUNT=str(self.shard[1]),
+                   SHARD_IDS=str(self.shard[0]), HEARTBEAT_FILE=str(self.heartbeat),
+                   TICK_SECONDS="0.2", BOARD_DELAY_SECONDS="0.05", COMPUTER_DELAY_SECONDS="0")
+        log = open(self._log(self.runs), "wb")  # noqa: SIM115 (the process owns it)
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", cwd=self.tmp, env=env, stdout=log, stderr=log)
+        log.close()
+        proc = self.proc
+        await self.fake.wait_for(lambda: self.heartbeat.exists() or proc.returncode is not None,
+                                 timeout=90, description=f"shard {self.shard} ready")
+        assert proc.returncode is None, self.logs()[-3000:]
+        assert self.connected
+
+    async def kill(self) -> None:
+        """``kill -9``."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        await self.proc.wait()
+        self.proc = None
+        await self.fake.wait_for(lambda: not self.connected, timeout=10,
+                                 description=f"shard {self.shard}'s connection dropped")
+
+    async def stop(self) -> int:
+        """A clean stop (``docker stop``); returns the exit code."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(self.proc.wait(), timeout=60)
+        self.proc = None
+        return code
+
+    def _log(self, run: int) -> Path:
+        return self.tmp / f"shard{self.shard[0]}-run{run}.log"
+
+    def logs(self) -> str:
+        return "".join(self._log(n).read_text(errors="replace") for n in range(1, self.runs + 1))
+
+
+@contextlib.asynccontextmanager
+async def _shard_processes(fake: FakeDiscord, tmp: Path, database: str,
+                           count: int) -> AsyncIterator[list[ShardProcess]]:
+    shards = [ShardProcess(fake, tmp, database, n, count) for n in range(count)]
+    try:
+        yield shards
+    finally:
+        for shard in shards:
+            if shard.proc is not None and shard.proc.returncode is None:
+                shard.proc.kill()
+                await shard.proc.wait()
+
+
+async def test_two_shard_processes_share_one_postgresql(postgres_url: str,
+                                                        tmp_path: Path) -> None:
+    from bot.storage import Storage
+
+    fake = FakeDiscord(token="shard-token-" + "s" * 40)
+    await fake.start()
+    tables = _tables(fake, 2)
+    storage = None
+    try:
+        async with _shard_processes(fake, tmp_path, postgres_url, 2) as shards:
+            # Started together, as docker compose starts them.
+            await asyncio.gather(*(shard.start() for shard in shards))
+            assert sorted(s.shard for s in fake.sessions if s.connected) == [(0, 2), (1, 2)]
+            storage = await Storage.open(postgres_url)
+            assert await _postgresql_tables(postgres_url) >= {"games", "ledger"}
+
+            # Both servers play staked games at once, each on its own shard's process.
+            games = await asyncio.gather(*(
+                _start_game(fake, t, rules="classic", stake="0.50", per_card=".05")
+                for t in tables))
+            await asyncio.gather(*(_moves(fake, t, 4) for t in tables))
+
+            # kill -9 of shard 1: shard 0's games go on, and nothing touches shard 1's.
+            rows = [await storage.get_game(g) for g in games]
+            assert all(r is not None for r in rows)
+            before = [r.version for r in rows if r is not None]
+            seen = len(tables[1].public(fake))
+            await shards[1].kill()
+            await _moves(fake, tables[0], 4)
+            await asyncio.sleep(1.0)  # five rounds of shard 0's housekeeping
+            row = await storage.get_game(games[0])
+            assert row is not None and row.version >= before[0] + 4
+            row = await storage.get_game(games[1])
+            assert row is not None and row.version == before[1]
+            assert len(tables[1].public(fake)) == seen, "shard 0 posted in shard 1's server"
+
+            # Restarted, shard 1's game goes on where it stopped.
+            await shards[1].start()
+            await _moves(fake, tables[1], 3)
+            row = await storage.get_game(games[1])
+            assert row is not None and row.version >= before[1] + 3
+
+            # The same two people finish a staked game on each server at the same moment:
+            # one ledger line per game, and each server's notebook sums them.
+            await asyncio.gather(*(_resign(fake, t, t.bob, g)
+                                   for t, g in zip(tables, games, strict=True)))
+            total = 0
+            for table, game_id in zip(tables, games, strict=True):
+                entry = await storage.game_entry(table.guild.id, game_id)
+                assert entry is not None
+                assert (entry.debtor_id, entry.creditor_id) == (table.bob.id, table.alice.id)
+                assert entry.amount_cents >= 50
+                owed = await storage.pair_balance(table.guild.id, table.bob.id, table.alice.id)
+                assert owed == entry.amount_cents
+                reply = await _reply(fake, table.bob, table.channel, "ledger")
+                assert f"you owe {_dollars(entry.amount_cents)} · 1 game" in reply.content
+                total += entry.amount_cents
+            owed_in_all = [await storage.pair_balance(t.guild.id, t.bob.id, t.alice.id)
+                           for t in tables]
+            assert sum(owed_in_all) == total
+
+            # Housekeeping once per game: with a one-second reminder, each new game's player
+            # on turn is reminded by the process of its server, once.
+            for table in tables:
+                await storage.update_settings(table.guild.id, reminder_s=1, claim_s=3600)
+            fresh = await asyncio.gather(*(_start_game(fake, t, rules="kings")
+                                           for t in tables))
+            for table, game_id in zip(tables, fresh, strict=True):
+                await fake.wait_for(lambda t=table, g=game_id: t.reminders(fake, g),
+                                    timeout=15, description=f"the reminder of game {game_id}")
+            await asyncio.sleep(2.0)  # ten more rounds of each process's housekeeping
+            for table, game_id in zip(tables, fresh, strict=True):
+                assert len(table.reminders(fake, game_id)) == 1, table.reminders(fake, game_id)
+
+            codes = await asyncio.gather(*(shard.stop() for shard in shards))
+            assert codes == [0, 0]
+            for shard in shards:
+                logs = shard.logs()
+                assert f"running shards {shard.shard[0]} of 2" in logs
+                assert "Traceback" not in logs, logs[-3000:]
+                assert fake.token not in logs
+    finally:
+        if storage is not None:
+            await storage.close()
+        await fake.stop()
