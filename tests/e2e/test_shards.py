@@ -343,8 +343,10 @@ async def test_two_shard_processes_share_one_postgresql(postgres_url: str,
             # Started together, as docker compose starts them.
             await asyncio.gather(*(shard.start() for shard in shards))
             assert sorted(s.shard for s in fake.sessions if s.connected) == [(0, 2), (1, 2)]
+            tables_there = await _postgresql_tables(postgres_url)
+            assert tables_there >= {"games", "ledger"}, (
+                f"the bot keeps no games in PostgreSQL (tables: {sorted(tables_there)})")
             storage = await Storage.open(postgres_url)
-            assert await _postgresql_tables(postgres_url) >= {"games", "ledger"}
 
             # Both servers play staked games at once, each on its own shard's process.
             games = await asyncio.gather(*(
