@@ -405,6 +405,10 @@ class GameService:
                             "Nothing was changed.") from None
         if row is None:
             raise UserError("That game doesn't exist.")
+        if self.shards is not None and not self.shards.owns(row.guild_id):
+            # Named by id from another server: the process of that server's shard keeps the
+            # game in memory and looks after it; a copy here would fall behind.
+            raise UserError("That game is played in another server.")
         # Loads run outside the game's lock (a hand shown while a move is being saved): a move
         # may have been made and saved on the cached game while this row was read. What is in
         # memory is never older than the database, so a load never replaces it; it is dropped

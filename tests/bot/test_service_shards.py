@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import GameService, LiveGame
+from bot.service import GameService, LiveGame, UserError
 from bot.shards import ShardSet
 from bot.storage import Storage
 from tests.support import Clock
@@ -53,6 +53,17 @@ async def test_each_shard_loads_the_games_of_its_servers(pair) -> None:
     await shard1.resign(on1.id, BOB)
     assert await shard0.results_unannounced() == []
     assert await shard1.results_unannounced() == [on1.id]
+
+
+async def test_a_game_of_another_shard_is_not_played_here(pair) -> None:
+    shard0, shard1, _ = pair
+    theirs = await _game(shard1, GUILDS[0])
+    with pytest.raises(UserError, match="another server"):
+        await shard0.find_game(ANN, GUILDS[1] + 1, theirs.id)
+    with pytest.raises(UserError, match="another server"):
+        await shard0.play(theirs.id, theirs.on_turn, "S1>C1")
+    assert theirs.id not in shard0._live  # no copy to fall behind
+    assert (await shard1.find_game(ANN, GUILDS[0] + 1, theirs.id)) is theirs
 
 
 async def test_each_shard_expires_the_challenges_of_its_servers(pair) -> None:
