@@ -180,6 +180,12 @@ async def test_the_fake_routes_each_server_to_the_shard_that_owns_it(
                             description="three messages heard")
         assert sorted(first.bot.heard) == sorted([guilds[0].id, guilds[2].id])
         assert second.bot.heard == [guilds[1].id]
+        # Every shard's connection drops: each RESUMEs its own session and gets what it missed.
+        fake.disconnect_all()
+        await fake.send_user_message(tables[1].alice, tables[1].channel, "while away")
+        await fake.wait_for(lambda: len(second.bot.heard) == 2, description="the missed message")
+        await fake.wait_connected(3)
+        assert len(fake.sessions) == 3 and first.bot.heard.count(guilds[1].id) == 0
         # A server that joins later goes to its shard's connection only.
         late = fake.add_guild("Late Guild", shard=(1, 3))
         await fake.wait_for(lambda: second.bot.get_guild(late.id), description="late guild")
