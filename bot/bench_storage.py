@@ -1,13 +1,16 @@
 """``python -m bot.bench_storage``: what saving one move costs the database, as games grow.
 
 Plays whole matches through ``GameService`` (computer players on both seats choosing from the
-view, as a person would through the buttons) against a temporary SQLite file, the games
-interleaved move by move as on a busy server, and measures every save:
+view, as a person would through the buttons) against a temporary SQLite file (or, with
+``--database postgresql://…``, a scratch schema on that server), the games interleaved move by
+move as on a busy server, and measures every save:
 
 - ``bytes``: what the process handed to the kernel to write while the move was saved (Linux
   ``/proc/self/io`` ``wchar``: the WAL frames, and the pages a checkpoint copies into the
-  database file when one runs; fsyncs write nothing more), so it is the real write volume;
-- ``statements``: the SQL statements the move ran (SQLite's trace callback);
+  database file when one runs; fsyncs write nothing more), so it is the real write volume.
+  SQLite only: PostgreSQL writes in its own processes, so for it this is ``null``;
+- ``statements``: the SQL statements the move ran (SQLite's trace callback; on PostgreSQL,
+  the statements the storage sent);
 - ``ms``: wall time of ``GameService.play`` (engine, save and fsync; the fsync varies a lot);
 - ``cpu_us``: CPU time of the process (all threads) during ``GameService.play``.
 
@@ -34,7 +37,8 @@ from typing import Any
 from engine.players import make_player
 
 from .service import GameService, LiveGame
-from .storage import Storage
+from .storage import Storage, is_postgres_url
+from .storage.db import scratch_schema
 
 __all__ = ["main", "run_store"]
 
@@ -53,8 +57,9 @@ def _written() -> int:
     raise RuntimeError("no wchar in /proc/self/io")
 
 
-async def _measure(path: Path, games: int, moves: int, seed: int) -> list[dict[str, Any]]:
-    storage = await Storage.open(path)
+async def _measure(database: str, games: int, moves: int, seed: int) -> list[dict[str, Any]]:
+    storage = await Storage.open(database)
+    sqlite = not is_postgres_url(database)
     statements = 0
 
     def count(_sql: str) -> None:
@@ -78,7 +83,7 @@ async def _measure(path: Path, games: int, moves: int, seed: int) -> list[dict[s
         players = [(make_player("easy", seed + 2 * n), make_player("easy", seed + 2 * n + 1))
                    for n in range(games)]
         per_move: dict[int, list[tuple[int, int, float, float]]] = {}
-        await storage._db.set_trace_callback(count)
+        await storage.trace(count)
         start_bytes = _written()
         total_moves = 0
         for _ in range(moves):
@@ -110,23 +115,33 @@ async def _measure(path: Path, games: int, moves: int, seed: int) -> list[dict[s
         rows.append({
             "name": "store_move", "at_move": mark, "games": len(per_move.get(mark, [])),
             "moves_sampled": len(sample),
-            "bytes_median": statistics.median(m[0] for m in sample),
-            "bytes_mean": round(statistics.fmean(m[0] for m in sample)),
+            "backend": storage.dialect,
+            "bytes_median": statistics.median(m[0] for m in sample) if sqlite else None,
+            "bytes_mean": round(statistics.fmean(m[0] for m in sample)) if sqlite else None,
             "statements": statistics.median(m[1] for m in sample),
             "ms_median": round(statistics.median(m[2] for m in sample) * 1000, 2),
             "cpu_us_median": round(statistics.median(m[3] for m in sample) * 1e6),
         })
-    rows.append({"name": "store_run", "games": games, "moves": total_moves,
-                 "bytes_per_move": round(total_bytes / max(1, total_moves)),
-                 "database_kb": round(sum(p.stat().st_size for p in path.parent.iterdir())
-                                      / 1024)})
+    rows.append({"name": "store_run", "backend": storage.dialect, "games": games,
+                 "moves": total_moves,
+                 "bytes_per_move": round(total_bytes / max(1, total_moves)) if sqlite else None,
+                 "database_kb": round(sum(p.stat().st_size for p in Path(database).parent.iterdir())
+                                      / 1024) if sqlite else None})
     return rows
 
 
-def run_store(games: int = 20, moves: int = 510, seed: int = 1) -> list[dict[str, Any]]:
-    """Play ``games`` matches of up to ``moves`` moves each and return the figures' rows."""
+def run_store(games: int = 20, moves: int = 510, seed: int = 1,
+              database: str | None = None) -> list[dict[str, Any]]:
+    """Play ``games`` matches of up to ``moves`` moves each and return the figures' rows
+    (on a temporary SQLite file, or a scratch schema of the PostgreSQL server ``database``)."""
+    if database is not None and is_postgres_url(database):
+        async def on_postgres() -> list[dict[str, Any]]:
+            async with scratch_schema(database, "bench_store") as url:
+                return await _measure(url, games, moves, seed)
+
+        return asyncio.run(on_postgres())
     with tempfile.TemporaryDirectory(prefix="bench-store-") as tmp:
-        return asyncio.run(_measure(Path(tmp) / "bench.sqlite3", games, moves, seed))
+        return asyncio.run(_measure(str(Path(tmp) / "bench.sqlite3"), games, moves, seed))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,8 +151,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--moves", type=int, default=510)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--database", default=None,
+                        help="a postgresql:// server to measure instead of a SQLite file")
     args = parser.parse_args(argv)
-    for row in run_store(args.games, args.moves, args.seed):
+    for row in run_store(args.games, args.moves, args.seed, args.database):
         print(json.dumps(row))
     return 0
 

@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import IO
 
+from .storage.db import is_postgres_url, sqlite_path
+
 __all__ = ["DatabaseInUse", "hold_database"]
 
 
@@ -22,10 +24,14 @@ class DatabaseInUse(RuntimeError):
 def hold_database(path: str | Path) -> IO[bytes] | None:
     """Take the database's process lock for as long as the returned file stays open.
 
-    ``None`` for an in-memory database. The lock is the kernel's (released when the process
-    ends, even by ``kill -9``), taken on a ``.lock`` file beside the database.
+    ``None`` for an in-memory database and for PostgreSQL (which many processes share). The
+    lock is the kernel's (released when the process ends, even by ``kill -9``), taken on a
+    ``.lock`` file beside the database.
     """
-    if str(path) == ":memory:":
+    if is_postgres_url(str(path)):
+        return None
+    path = sqlite_path(path)
+    if path == ":memory:":
         return None
     lock_path = Path(f"{path}.lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -11,6 +11,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -50,9 +51,22 @@ def postgres_base_url() -> str:
     return url
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A new, empty database of each backend: a SQLite file, then a PostgreSQL schema."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "test.sqlite3")
+    else:
+        yield from _postgres_schema()
+
+
 @pytest.fixture
 def postgres_url() -> Iterator[str]:
     """A URL of an empty schema of its own on the test server, dropped after the test."""
+    yield from _postgres_schema()
+
+
+def _postgres_schema() -> Iterator[str]:
     import asyncpg
 
     base = postgres_base_url()

@@ -19,7 +19,8 @@ from bot.bench import main as bench_main
 from bot.bench_ledger import GUILD, _lines
 from bot.ledger import LedgerService
 from bot.render_tables import render_money_chart
-from bot.storage import MIGRATIONS, GameEntry, LedgerRow, Storage
+from bot.storage import GameEntry, LedgerRow, Storage
+from bot.storage.migrations_sqlite import MIGRATIONS
 
 USER = 1003
 
@@ -78,17 +79,20 @@ async def test_the_chart_renders_from_the_downsampled_series(big) -> None:
     assert colour in {c for _, c in image.convert("RGB").getcolors(1 << 20) or []}
 
 
-async def test_points_written_with_each_line_equal_the_rebuilt_ones(tmp_path: Path) -> None:
-    storage = await Storage.open(tmp_path / "l.sqlite3")
+async def test_points_written_with_each_line_equal_the_rebuilt_ones(database: str) -> None:
+    storage = await Storage.open(database)
     try:
-        await storage._db.execute("PRAGMA foreign_keys=OFF")  # no game rows in this test
         rng = random.Random(2)
-        for game_id in range(1, 41):
+        for n in range(1, 41):
             a, b = rng.sample([11, 22, 33], 2)
-            await storage._db.execute("BEGIN")
-            await storage._insert_game_entry(
-                _entry(game_id, a, b, rng.randrange(0, 300)), 1_800_000_000.0 + game_id)
-            await storage._db.execute("COMMIT")
+            # The real path: a game whose last save writes its ledger line.
+            game_id = await storage.create_game(guild_id=GUILD, channel_id=5, players=(a, b),
+                                                names=("A", "B"), rules={}, state={})
+            assert game_id == n
+            assert await storage.save_moves(
+                game_id, expected_version=0, state={"end": n}, moves=[(0, a, "resign")],
+                finished=True, result={}, turn_passed=True,
+                entry=_entry(game_id, a, b, rng.randrange(0, 300)))
         for voided in (3, 17):
             entry = await storage.game_entry(GUILD, voided)
             assert entry is not None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
@@ -16,11 +15,11 @@ ANN, BOB, CAROL, BOT = 101, 202, 303, 999
 
 
 @pytest.fixture
-async def env(tmp_path: Path):
+async def env(database: str):
     clock = Clock(1_000_000.0)
-    storage = await Storage.open(tmp_path / "s.sqlite3", clock)
+    storage = await Storage.open(database, clock)
     service = GameService(storage, computer_id=BOT, clock=clock)
-    yield service, clock, tmp_path
+    yield service, clock, database
     await storage.close()
 
 
@@ -115,13 +114,13 @@ async def test_double_click_applies_once(env) -> None:
 
 
 async def test_restart_loses_nothing(env) -> None:
-    service, clock, tmp_path = env
+    service, clock, database = env
     live = await _challenge(service)
     for _ in range(5):
         player = live.on_turn
         await service.play(live.id, player, live.match.game.legal_moves()[0].text)
     saved = live.match.to_dict()
-    storage2 = await Storage.open(tmp_path / "s.sqlite3")
+    storage2 = await Storage.open(database)
     try:
         fresh = GameService(storage2, computer_id=BOT, clock=clock)
         reloaded = await fresh.game(live.id)
@@ -209,7 +208,7 @@ async def test_finished_games_are_forgotten_from_memory_but_kept(env) -> None:
 async def test_a_load_during_a_move_never_rolls_the_cached_game_back(env, monkeypatch) -> None:
     # After a restart nothing is cached: a hand shown (a load outside the game's lock) reads
     # the row, a move is made and saved meanwhile, and only then does the load finish.
-    service, clock, tmp_path = env
+    service, clock, database = env
     live = await _challenge(service)
     fresh = GameService(service.storage, computer_id=BOT, clock=clock)
     real_get = service.storage.get_game

@@ -9,13 +9,16 @@ from pathlib import Path
 import pytest
 
 from bot.service import GameService
-from bot.storage import MIGRATIONS, Storage, StorageError, _statements
+from bot.storage import Storage, StorageError
+from bot.storage.db import SqliteDatabase
+from bot.storage.migrations_sqlite import MIGRATIONS, _statements
 from engine import KINGS, Match
+from tests.dbtools import run_sql
 
 
 @pytest.fixture
-async def storage(tmp_path: Path):
-    db = await Storage.open(tmp_path / "t.sqlite3")
+async def storage(database: str):
+    db = await Storage.open(database)
     yield db
     await db.close()
 
@@ -130,24 +133,27 @@ async def test_moves_are_appended_between_snapshots(storage: Storage) -> None:
     assert (row.state_version, row.version, row.later_moves) == (5, 5, ())
 
 
-async def test_a_move_log_with_a_gap_is_damaged(storage: Storage) -> None:
+async def test_a_move_log_with_a_gap_is_damaged(storage: Storage, database: str) -> None:
     game_id = await storage.create_game(guild_id=1, channel_id=2, players=(3, 4),
                                         names=("Ann", "Bob"), rules={}, state={"v": 0})
     for version in range(3):
         assert await storage.save_moves(game_id, expected_version=version, state=None,
                                         moves=[(0, 3, "7H>C1")], finished=False, result=None,
                                         turn_passed=False)
-    await storage._db.execute("DELETE FROM moves WHERE game_id = ? AND seq = 2", (game_id,))
+    await run_sql(database, "DELETE FROM moves WHERE game_id = ? AND seq = 2", game_id)
     with pytest.raises(StorageError, match="damaged"):
         await storage.get_game(game_id)
 
 
-async def test_every_commit_waits_for_the_disk(storage: Storage) -> None:
+async def test_every_sqlite_commit_waits_for_the_disk(tmp_path: Path) -> None:
     # synchronous=FULL (2): in WAL mode each commit fsyncs the log before it returns, so a
     # move the player was told about survives a power cut.
-    async with storage._db.execute("PRAGMA synchronous") as cur:
-        row = await cur.fetchone()
-    assert row is not None and row[0] == 2
+    db = await SqliteDatabase.connect(str(tmp_path / "d.sqlite3"))
+    try:
+        async with db.connection() as conn:
+            assert await conn.fetchval("PRAGMA synchronous") == 2
+    finally:
+        await db.close()
 
 
 async def test_a_game_saved_whole_at_each_move_loads_as_before(tmp_path: Path) -> None:
@@ -200,10 +206,10 @@ async def test_a_game_saved_whole_at_each_move_loads_as_before(tmp_path: Path) -
     assert "WITHOUT ROWID" in sql
 
 
-async def test_damaged_game_row_raises_storage_error(storage: Storage, tmp_path: Path) -> None:
+async def test_damaged_game_row_raises_storage_error(storage: Storage, database: str) -> None:
     game_id = await storage.create_game(guild_id=1, channel_id=2, players=(3, 4),
                                         names=("Ann", "Bob"), rules={}, state={"v": 0})
-    await storage._db.execute("UPDATE games SET state = '{not json' WHERE id = ?", (game_id,))
+    await run_sql(database, "UPDATE games SET state = '{not json' WHERE id = ?", game_id)
     with pytest.raises(StorageError, match="damaged"):
         await storage.get_game(game_id)
     assert await storage.user_games(3) == []  # a damaged row is skipped, not a crash

@@ -23,6 +23,7 @@ from bot.replay import replay_match
 from bot.service import SNAPSHOT_EVERY, restore_match
 from bot.storage import Storage
 from engine import Move, RuleSet
+from tests.dbtools import run_sql
 from tests.fakediscord import FakeDiscord, FakeDiscordError
 
 from .conftest import select_options
@@ -127,8 +128,8 @@ async def _check(db: Path, players: dict[int, tuple[int, int]],
     move is among them, in order."""
     storage = await Storage.open(db)
     try:
-        async with storage._db.execute("SELECT id, player0_id, player1_id FROM games") as cur:
-            games = {(int(r[1]), int(r[2])): int(r[0]) for r in await cur.fetchall()}
+        rows = await run_sql(str(db), "SELECT id, player0_id, player1_id FROM games")
+        games = {(int(r[1]), int(r[2])): int(r[0]) for r in rows}
         for pair, ids in players.items():
             game_id = games[ids]
             row = await storage.get_game(game_id)

@@ -1,0 +1,118 @@
+"""All SQL of the bot, in one package: SQLite (the default) or PostgreSQL, one interface.
+
+``await Storage.open(database)`` takes a SQLite file path (or ``sqlite:///path``) or a
+``postgresql://`` URL, migrates the database and returns the storage. Nothing outside this
+package touches a connection.
+
+- ``rows``: the rows handed out, as frozen dataclasses, and the errors;
+- ``settings``, ``challenges``, ``games``, ``ledger``: the records of each kind;
+- ``migrations_sqlite``, ``migrations_postgres``: each backend's numbered migrations;
+- ``db``: the two databases behind one small interface.
+
+Every write that must not be applied twice is a compare-and-set, in any number of processes:
+a challenge moves out of ``open`` once; a game's ``version`` goes up by exactly one per saved
+move, in the same transaction as the move; a game's ledger line is written once (a unique
+index). A move is saved (and on disk) before the player is told.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from . import copy, migrations_postgres, migrations_sqlite
+from .base import Records
+from .challenges import ChallengeRecords
+from .db import Database, is_postgres_url, open_database, sqlite_path
+from .games import GameRecords
+from .ledger import LedgerRecords
+from .migrations_sqlite import SQLITE_SCHEMA_VERSION
+from .rows import (
+    DEFAULT_SETTINGS,
+    SETTING_COLUMNS,
+    ChallengeRow,
+    GameEntry,
+    GameRow,
+    GuildSettings,
+    LedgerRow,
+    OwedExceeded,
+    SettlementRow,
+    StorageError,
+)
+from .settings import SettingsRecords
+
+__all__ = [
+    "DEFAULT_SETTINGS",
+    "SETTING_COLUMNS",
+    "SQLITE_SCHEMA_VERSION",
+    "ChallengeRow",
+    "GameEntry",
+    "GameRow",
+    "GuildSettings",
+    "LedgerRow",
+    "OwedExceeded",
+    "SettlementRow",
+    "Storage",
+    "StorageError",
+    "is_postgres_url",
+    "sqlite_path",
+]
+
+
+class Storage(SettingsRecords, ChallengeRecords, GameRecords, LedgerRecords, Records):
+    """The bot's database. Open with ``await Storage.open(database)``; close with
+    ``close()``."""
+
+    @classmethod
+    async def open(cls, database: str | Path, clock: Callable[[], float] = time.time
+                   ) -> Storage:
+        """Open (creating a SQLite file if needed) the database and migrate it."""
+        db = await open_database(database)
+        try:
+            await _migrate(db)
+        except BaseException:
+            await db.close()
+            raise
+        return cls(db, clock)
+
+    async def close(self) -> None:
+        """Close the database."""
+        await self._db.close()
+
+    async def trace(self, callback: Callable[[str], None] | None) -> None:
+        """For benchmarks: call ``callback`` with each SQL statement sent from now on (one per
+        row of a batch); ``None`` stops."""
+        await self._db.trace(callback)
+
+    async def copy_into(self, target: Storage, progress: Callable[[str], None] | None = None
+                        ) -> dict[str, int]:
+        """Copy every row into ``target`` (migrated and empty), in one transaction of the
+        target; rows copied per table."""
+        return await copy.copy_tables(self._db, target._db, progress)
+
+    async def table_counts(self) -> dict[str, int]:
+        """How many rows each of the bot's tables holds."""
+        return await copy.table_counts(self._db)
+
+    async def ledger_pairs(self) -> dict[tuple[int, int, int], tuple[int, int]]:
+        """(server, lower id, higher id) → (what the lower owes the higher summed from the
+        ledger's lines, the same from the running summary): the two agree in a sound
+        database."""
+        return await copy.ledger_pairs(self._db)
+
+    async def schema_version(self) -> int:
+        """The migration number the database is at (each backend numbers its own)."""
+        async with self._db.connection() as conn:
+            if self._db.dialect == "sqlite":
+                return await migrations_sqlite.schema_version(conn)
+            return await migrations_postgres.schema_version(conn)
+
+
+async def _migrate(db: Database) -> None:
+    if db.dialect == "sqlite":
+        async with db.connection() as conn:
+            await migrations_sqlite.migrate(conn)
+    else:
+        async with db.transaction() as conn:
+            await migrations_postgres.migrate(conn)

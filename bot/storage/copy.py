@@ -1,0 +1,104 @@
+"""Copying a whole database into an empty one, table by table, and what a copy is checked by.
+
+Used by ``python -m bot migrate`` (SQLite → PostgreSQL). The rows are copied as they are, ids
+included, in an order that keeps every reference valid (a game before its moves, a ledger line
+before the void and the settlement that name it); the targets' id counters are then moved past
+the copied ids, so new rows don't collide with them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .db import Conn, Database
+
+__all__ = ["TABLES", "copy_tables", "ledger_pairs", "table_counts"]
+
+TABLES: tuple[tuple[str, str], ...] = (
+    ("guild_settings", "guild_id"),
+    ("challenges", "id"),
+    ("games", "id"),
+    ("moves", "game_id, seq"),
+    ("ledger", "id"),
+    ("settlements", "id"),
+    ("pair_balances", "guild_id, low_id, high_id"),
+    ("player_stats", "guild_id, user_id, rules"),
+    ("ratings", "guild_id, user_id, rules"),
+    ("rating_progress", "guild_id"),
+    ("money_points", "guild_id, user_id, seq"),
+    ("pair_points", "guild_id, low_id, high_id, seq"),
+)
+"""Every table of the bot's schema with its key, in an order that keeps references valid."""
+
+_IDENTITIES = ("challenges", "games", "ledger", "settlements")
+
+BATCH = 5_000
+
+
+async def table_counts(db: Database) -> dict[str, int]:
+    """How many rows each of the bot's tables holds."""
+    async with db.connection() as conn:
+        return {table: int(await conn.fetchval(f"SELECT COUNT(*) FROM {table}") or 0)
+                for table, _ in TABLES}
+
+
+async def ledger_pairs(db: Database) -> dict[tuple[int, int, int], tuple[int, int]]:
+    """(server, lower id, higher id) → (what the lower owes the higher summed from the ledger's
+    lines, the same read from the running summary)."""
+    async with db.connection() as conn:
+        summed = await conn.fetchall(
+            "SELECT guild_id, CASE WHEN debtor_id < creditor_id THEN debtor_id "
+            "ELSE creditor_id END AS low, CASE WHEN debtor_id < creditor_id THEN creditor_id "
+            "ELSE debtor_id END AS high, SUM(CASE WHEN debtor_id < creditor_id "
+            "THEN amount_cents ELSE -amount_cents END) AS owed FROM ledger GROUP BY 1, 2, 3")
+        kept = await conn.fetchall("SELECT guild_id, low_id, high_id, owed_cents "
+                                   "FROM pair_balances")
+    out = {(int(r[0]), int(r[1]), int(r[2])): (int(r[3]), 0) for r in summed}
+    for r in kept:
+        key = (int(r[0]), int(r[1]), int(r[2]))
+        out[key] = (out.get(key, (0, 0))[0], int(r[3]))
+    return out
+
+
+async def copy_tables(source: Database, target: Database,
+                      progress: Callable[[str], None] | None = None) -> dict[str, int]:
+    """Copy every row of ``source`` into ``target`` (both migrated, the target empty) in one
+    transaction of the target; how many rows of each table were copied."""
+    copied: dict[str, int] = {}
+    async with source.connection() as reader, target.transaction() as writer:
+        for table, key in TABLES:
+            copied[table] = await _copy_table(reader, writer, table, key)
+            if progress is not None:
+                progress(f"{table}: {copied[table]} rows")
+        if target.dialect == "postgresql":
+            for table in _IDENTITIES:
+                await writer.execute(
+                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                    f"COALESCE((SELECT MAX(id) FROM {table}), 0) + 1, false)")
+    return copied
+
+
+async def _copy_table(reader: Conn, writer: Conn, table: str, key: str) -> int:
+    first = await reader.fetchone(f"SELECT * FROM {table} LIMIT 1")
+    if first is None:
+        return 0
+    columns = [str(c) for c in list(first.keys())]
+    names = ", ".join(columns)
+    insert = (f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})")
+    count = 0
+    last: tuple[object, ...] | None = None
+    width = len(key.split(","))
+    while True:
+        # Keyset pages, in key order (a reference always points to an earlier row).
+        if last is None:
+            rows = await reader.fetchall(
+                f"SELECT {names} FROM {table} ORDER BY {key} LIMIT {BATCH}")
+        else:
+            rows = await reader.fetchall(
+                f"SELECT {names} FROM {table} WHERE ({key}) > ({', '.join('?' * width)}) "
+                f"ORDER BY {key} LIMIT {BATCH}", last)
+        if not rows:
+            return count
+        await writer.executemany(insert, [tuple(r[c] for c in columns) for r in rows])
+        count += len(rows)
+        last = tuple(rows[-1][k.strip()] for k in key.split(","))

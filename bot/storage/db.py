@@ -1,0 +1,346 @@
+"""The two databases the storage runs on, behind one small interface.
+
+SQL is written once, with ``?`` placeholders and the SQL that SQLite and PostgreSQL share; the
+PostgreSQL side numbers the placeholders (``$1``, ``$2``…) for asyncpg. Where the dialects
+differ, the record modules ask ``Database.dialect``.
+
+- **SQLite** (the default): one aiosqlite connection shared by every coroutine, serialised by a
+  lock (a statement of one coroutine must never land inside another's open transaction); a
+  write transaction is ``BEGIN IMMEDIATE``; WAL with ``synchronous=FULL``, so a commit is on
+  disk before it returns.
+- **PostgreSQL**: an asyncpg pool; each use takes a connection of its own, and a transaction
+  is PostgreSQL's (READ COMMITTED): the compare-and-set updates (``WHERE version = ?``,
+  ``WHERE status = 'open'``) are decided by the row lock, and ledger writes take a
+  transaction-scoped advisory lock per server (``Conn.lock_ledger``), so two processes never
+  interleave the lines of one server. Commits are durable (``synchronous_commit`` is on by
+  default; the bot never turns it off).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import os
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import aiosqlite
+
+from .errors import StorageError
+
+__all__ = ["Conn", "Database", "Row", "is_postgres_url", "open_database", "sqlite_path"]
+
+
+class Row(Protocol):
+    """A result row: by column name or position (``aiosqlite.Row`` and ``asyncpg.Record``)."""
+
+    def __getitem__(self, key: str | int, /) -> Any: ...
+
+    def keys(self) -> Iterable[str]: ...
+
+
+class Conn(Protocol):
+    """One connection (or one transaction on it) of either database."""
+
+    async def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        """Run a statement; how many rows it changed."""
+        ...
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run a statement once per row of arguments."""
+        ...
+
+    async def fetchone(self, sql: str, args: Sequence[Any] = ()) -> Row | None:
+        """The first row of a query, or ``None``."""
+        ...
+
+    async def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+        """Every row of a query."""
+        ...
+
+    async def fetchval(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        """The first column of the first row (``None`` if there is no row)."""
+        ...
+
+    async def lock_ledger(self, guild_id: int) -> None:
+        """Inside a transaction: wait until no other process writes this server's ledger
+        (until the transaction ends)."""
+        ...
+
+
+class Database(Protocol):
+    """A database: connections for reads and single statements, transactions for the rest."""
+
+    dialect: str
+    """``"sqlite"`` or ``"postgresql"``."""
+
+    def connection(self) -> contextlib.AbstractAsyncContextManager[Conn]:
+        """A connection in autocommit mode (each statement commits on its own)."""
+        ...
+
+    def transaction(self) -> contextlib.AbstractAsyncContextManager[Conn]:
+        """A write transaction: committed when the block ends, rolled back if it raises."""
+        ...
+
+    async def close(self) -> None:
+        """Close every connection."""
+        ...
+
+    async def trace(self, callback: Callable[[str], None] | None) -> None:
+        """Call ``callback`` with each statement sent from now on (``None``: stop)."""
+        ...
+
+
+def is_postgres_url(database: str) -> bool:
+    """Whether ``DATABASE`` names a PostgreSQL server rather than a SQLite file."""
+    return database.startswith(("postgresql://", "postgres://"))
+
+
+def sqlite_path(database: str | Path) -> str:
+    """The file of a SQLite ``DATABASE`` (a path, or ``sqlite:///path``)."""
+    text = str(database)
+    if text.startswith("sqlite:///"):
+        return text[len("sqlite:///"):] or ":memory:"
+    if text.startswith("sqlite://"):
+        return text[len("sqlite://"):] or ":memory:"
+    return text
+
+
+async def open_database(database: str | Path) -> Database:
+    """Connect to the database that ``DATABASE`` names."""
+    if is_postgres_url(str(database)):
+        return await PostgresDatabase.connect(str(database))
+    return await SqliteDatabase.connect(sqlite_path(database))
+
+
+# ---------------------------------------------------------------------------------- SQLite
+
+
+class _SqliteConn:
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self._db = db
+
+    async def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        cur = await self._db.execute(sql, tuple(args))
+        count = cur.rowcount
+        await cur.close()
+        return count
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        await self._db.executemany(sql, rows)
+
+    async def fetchone(self, sql: str, args: Sequence[Any] = ()) -> Row | None:
+        async with self._db.execute(sql, tuple(args)) as cur:
+            row: Row | None = await cur.fetchone()
+        return row
+
+    async def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+        async with self._db.execute(sql, tuple(args)) as cur:
+            rows: list[Row] = list(await cur.fetchall())
+        return rows
+
+    async def fetchval(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        row = await self.fetchone(sql, args)
+        return None if row is None else row[0]
+
+    async def lock_ledger(self, guild_id: int) -> None:
+        return None  # BEGIN IMMEDIATE already holds the database's one write lock
+
+
+class SqliteDatabase:
+    """One aiosqlite connection, serialised."""
+
+    dialect = "sqlite"
+
+    def __init__(self, db: aiosqlite.Connection, path: str) -> None:
+        self._db = db
+        self._conn = _SqliteConn(db)
+        self._lock = asyncio.Lock()
+        self.path = path
+
+    @classmethod
+    async def connect(cls, path: str) -> SqliteDatabase:
+        if path != ":memory:":
+            private_file(Path(path))
+        db = await aiosqlite.connect(path, isolation_level=None)
+        db.row_factory = aiosqlite.Row
+        try:
+            await db.execute("PRAGMA journal_mode=WAL")
+            # Each commit waits for the WAL's fsync: a move is acknowledged only once it is on
+            # disk (NORMAL would lose the last commits on a power cut). FULL is SQLite's
+            # default; it is set here so that no build or distribution default can weaken it.
+            await db.execute("PRAGMA synchronous=FULL")
+            await db.execute("PRAGMA foreign_keys=ON")
+            await db.execute("PRAGMA busy_timeout=5000")
+        except BaseException:
+            await db.close()
+            raise
+        return cls(db, path)
+
+    @contextlib.asynccontextmanager
+    async def connection(self) -> AsyncIterator[Conn]:
+        async with self._lock:
+            yield self._conn
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Conn]:
+        async with self._lock:
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                await self._db.execute("ROLLBACK")
+                raise
+            await self._db.execute("COMMIT")
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._db.close()
+
+    async def trace(self, callback: Callable[[str], None] | None) -> None:
+        # sqlite3's own hook: every statement SQLite runs, one per row of an executemany.
+        await self._db.set_trace_callback(callback)  # type: ignore[arg-type]  # None stops
+
+
+def private_file(path: Path) -> None:
+    """Create the SQLite file 0600 (and tighten an older one's, with its -wal and -shm)."""
+    # The database holds every deal's seed (and so every hidden card): only the bot's own user
+    # may read it. SQLite gives the -wal and -shm files the database file's mode, so creating
+    # the file 0600 before SQLite opens it covers all three; an older file is tightened.
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    os.close(fd)
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        if name.exists() and name.stat().st_mode & 0o077:
+            name.chmod(0o600)
+
+
+# ---------------------------------------------------------------------------------- PostgreSQL
+
+
+@functools.lru_cache(maxsize=1024)
+def numbered(sql: str) -> str:
+    """``?`` placeholders as PostgreSQL's ``$1``, ``$2``… (none sits inside a string literal
+    of this package's SQL; quoted text is skipped all the same)."""
+    out: list[str] = []
+    quoted = False
+    n = 0
+    for char in sql:
+        if char == "'":
+            quoted = not quoted
+        if char == "?" and not quoted:
+            n += 1
+            out.append(f"${n}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _count(status: str) -> int:
+    # asyncpg returns the command tag: "UPDATE 1", "INSERT 0 3", "DELETE 0".
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+_LEDGER_LOCK = 0x5350_4954  # "SPIT": the advisory-lock namespace of the ledger
+
+
+class _PgConn:
+    def __init__(self, conn: Any, tracer: Callable[[str], None] | None) -> None:
+        self._conn = conn
+        self._tracer = tracer
+
+    def _sql(self, sql: str, times: int = 1) -> str:
+        if self._tracer is not None:
+            for _ in range(times):
+                self._tracer(sql)
+        return numbered(sql)
+
+    async def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        return _count(await self._conn.execute(self._sql(sql), *args))
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        batch = [tuple(r) for r in rows]
+        await self._conn.executemany(self._sql(sql, len(batch)), batch)
+
+    async def fetchone(self, sql: str, args: Sequence[Any] = ()) -> Row | None:
+        row: Row | None = await self._conn.fetchrow(self._sql(sql), *args)
+        return row
+
+    async def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+        return list(await self._conn.fetch(self._sql(sql), *args))
+
+    async def fetchval(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        return await self._conn.fetchval(self._sql(sql), *args)
+
+    async def lock_ledger(self, guild_id: int) -> None:
+        # Two int4 keys: the namespace and the server folded into 32 bits (two servers
+        # sharing a lock only wait for each other, which is harmless).
+        key = (guild_id ^ (guild_id >> 32)) & 0x7FFF_FFFF
+        await self._conn.execute("SELECT pg_advisory_xact_lock($1, $2)", _LEDGER_LOCK, key)
+
+
+class PostgresDatabase:
+    """An asyncpg pool."""
+
+    dialect = "postgresql"
+
+    def __init__(self, pool: Any) -> None:
+        self._pool = pool
+        self._tracer: Callable[[str], None] | None = None
+
+    @classmethod
+    async def connect(cls, url: str, settings: Mapping[str, str] | None = None
+                      ) -> PostgresDatabase:
+        import asyncpg  # type: ignore[import-untyped]
+
+        try:
+            pool = await asyncpg.create_pool(
+                url, min_size=1, max_size=10,
+                server_settings=dict(settings) if settings else None)
+        except (OSError, asyncpg.PostgresError) as exc:
+            raise StorageError(
+                f"Can't connect to the PostgreSQL database ({type(exc).__name__}: {exc})."
+            ) from exc
+        return cls(pool)
+
+    @contextlib.asynccontextmanager
+    async def connection(self) -> AsyncIterator[Conn]:
+        async with self._pool.acquire() as conn:
+            yield _PgConn(conn, self._tracer)
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Conn]:
+        async with self._pool.acquire() as conn:
+            if self._tracer is not None:
+                self._tracer("BEGIN")  # as SQLite's trace shows its BEGIN and COMMIT
+            async with conn.transaction():
+                yield _PgConn(conn, self._tracer)
+            if self._tracer is not None:
+                self._tracer("COMMIT")
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+    async def trace(self, callback: Callable[[str], None] | None) -> None:
+        self._tracer = callback
+
+
+@contextlib.asynccontextmanager
+async def scratch_schema(url: str, prefix: str = "scratch") -> AsyncIterator[str]:
+    """For benchmarks: a new empty schema on the PostgreSQL server at ``url``, as a URL of its
+    own (asyncpg passes ``search_path`` to the server), dropped with everything in it after."""
+    import asyncpg
+
+    name = f"{prefix}_{os.getpid()}_{os.urandom(4).hex()}"
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(f"CREATE SCHEMA {name}")
+        try:
+            yield f"{url}{'&' if '?' in url else '?'}search_path={name}"
+        finally:
+            await conn.execute(f"DROP SCHEMA {name} CASCADE")
+    finally:
+        await conn.close()

@@ -1,0 +1,295 @@
+"""What the storage hands out: rows as frozen dataclasses, read from either database's rows,
+and the storage's two errors."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from .db import Row
+from .errors import OwedExceeded, StorageError
+
+__all__ = [
+    "ChallengeRow",
+    "DEFAULT_SETTINGS",
+    "GameEntry",
+    "GameRow",
+    "GuildSettings",
+    "LedgerRow",
+    "OwedExceeded",
+    "SETTING_COLUMNS",
+    "SettlementRow",
+    "StorageError",
+]
+
+@dataclass(frozen=True, slots=True)
+class GuildSettings:
+    """A server's settings; a game keeps the settings it started with."""
+
+    guild_id: int
+    default_rules: str = "kings"
+    refill_empty_hand: bool = True
+    king_starts_stack: bool = True
+    challenge_expiry_s: int = 900
+    reminder_s: int = 43_200
+    claim_s: int = 259_200
+    currency: str = "$"
+    points_only: bool = False
+    stake_kings: int = 0
+    per_card_kings: int = 0
+    stake_classic: int = 0
+    per_card_classic: int = 0
+    use_threads: bool = True
+    """Play each game in a thread of its own (when the bot may create one)."""
+    thread_notice_at: float | None = None
+    """When the server was told which permission would move games into threads."""
+
+    def default_stakes(self, rules: str) -> tuple[int, int]:
+        """(flat stake, per card) in cents for new challenges of ``rules``."""
+        if rules == "classic":
+            return self.stake_classic, self.per_card_classic
+        return self.stake_kings, self.per_card_kings
+
+
+SETTING_COLUMNS = (
+    "default_rules",
+    "refill_empty_hand",
+    "king_starts_stack",
+    "challenge_expiry_s",
+    "reminder_s",
+    "claim_s",
+    "currency",
+    "points_only",
+    "stake_kings",
+    "per_card_kings",
+    "stake_classic",
+    "per_card_classic",
+    "use_threads",
+    "thread_notice_at",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeRow:
+    """An open or settled challenge."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    challenger_id: int
+    opponent_id: int
+    names: tuple[str, str]
+    rules: dict[str, Any]
+    status: str
+    created_at: float
+    expires_at: float
+    game_id: int | None
+    stake_cents: int = 0
+    per_card_cents: int = 0
+    currency: str = "$"
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """A game (in fact a match of one or more games) between two seats."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    players: tuple[int, int]
+    names: tuple[str, str]
+    vs_computer: bool
+    rules: dict[str, Any]
+    state: dict[str, Any]
+    """The match (``Match.to_dict()``) at ``state_version``: a snapshot, see ``later_moves``."""
+    version: int
+    """Moves saved so far (each ``resign`` or ``claim`` counts as one)."""
+    status: str
+    board_message_id: int | None
+    board_turn: int | None
+    created_at: float
+    updated_at: float
+    turn_started_at: float
+    reminded_at: float | None
+    result: dict[str, Any] | None
+    stake_cents: int = 0
+    per_card_cents: int = 0
+    currency: str = "$"
+    computer_level: str = "normal"
+    reminder_s: int = 43_200
+    """Seconds before the player on turn is reminded (fixed when the game started)."""
+    claim_s: int = 259_200
+    """Seconds before the opponent may claim the game (fixed when the game started)."""
+    board_version: int | None = None
+    """The version the public board was last drawn at (``None``: never drawn)."""
+    claim_offered_at: float | None = None
+    """When the opponent was offered a claim of this turn (``None``: not yet)."""
+    thread_id: int | None = None
+    """The game's own thread (``None``: it is played in ``channel_id`` itself)."""
+    result_message_id: int | None = None
+    """The result announced in the channel (``None``: not yet; 0: from before announcements)."""
+    state_version: int = 0
+    """The version ``state`` was saved at (equal to ``version`` for a finished game)."""
+    later_moves: tuple[tuple[int, str], ...] = ()
+    """(seat, notation) of the moves saved after ``state``, in order: ``state`` with these
+    replayed (``resign`` and ``claim`` as ``Match.resign(seat)``) is the game at ``version``."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameEntry:
+    """The ledger line of a finished game: the loser (debtor) owes the winner (creditor)."""
+
+    guild_id: int
+    game_id: int
+    debtor_id: int
+    creditor_id: int
+    amount_cents: int
+    rules: str
+    winner_id: int | None
+    margin: int
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerRow:
+    """One line of the ledger: ``debtor`` owes ``creditor`` ``amount_cents`` more after it."""
+
+    id: int
+    guild_id: int
+    kind: str
+    debtor_id: int
+    creditor_id: int
+    amount_cents: int
+    game_id: int | None
+    rules: str | None
+    winner_id: int | None
+    margin: int | None
+    voids_id: int | None
+    note: str | None
+    created_by: int | None
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class SettlementRow:
+    """A payment waiting for the payee's confirmation."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    payer_id: int
+    payee_id: int
+    amount_cents: int
+    status: str
+    created_at: float
+    expires_at: float
+    ledger_id: int | None
+
+
+DEFAULT_SETTINGS = GuildSettings(0)
+"""What a server that never changed a setting has."""
+
+
+def loads(text: str | None, what: str) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise StorageError(f"The saved {what} is damaged.") from exc
+
+
+def challenge_row(row: Row) -> ChallengeRow:
+    return ChallengeRow(
+        id=row["id"],
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        message_id=row["message_id"],
+        challenger_id=row["challenger_id"],
+        opponent_id=row["opponent_id"],
+        names=_names(row["names"]),
+        rules=loads(row["rules"], "challenge terms"),
+        status=row["status"],
+        created_at=row["created_at"],
+        expires_at=row["expires_at"],
+        game_id=row["game_id"],
+        stake_cents=int(row["stake_cents"]),
+        per_card_cents=int(row["per_card_cents"]),
+        currency=str(row["currency"]),
+    )
+
+
+def _later_moves(row: Row) -> tuple[tuple[int, str], ...]:
+    entries = loads(row["later_moves"], "move log")
+    try:
+        ordered = sorted((int(seq), int(seat), str(move)) for seq, seat, move in entries)
+    except (TypeError, ValueError) as exc:
+        raise StorageError("The saved move log is damaged.") from exc
+    first, version = int(row["state_version"]), int(row["version"])
+    if [seq for seq, _, _ in ordered] != list(range(first + 1, version + 1)):
+        raise StorageError("The saved move log is damaged: moves are missing.")
+    return tuple((seat, move) for _, seat, move in ordered)
+
+
+def game_row(row: Row) -> GameRow:
+    state = loads(row["state"], "game")
+    if not isinstance(state, dict):
+        raise StorageError("The saved game is damaged.")
+    return GameRow(
+        id=row["id"],
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        players=(row["player0_id"], row["player1_id"]),
+        names=_names(row["names"]),
+        vs_computer=bool(row["vs_computer"]),
+        rules=loads(row["rules"], "game terms"),
+        state=state,
+        version=row["version"],
+        status=row["status"],
+        board_message_id=row["board_message_id"],
+        board_turn=row["board_turn"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        turn_started_at=row["turn_started_at"],
+        reminded_at=row["reminded_at"],
+        result=loads(row["result"], "result"),
+        stake_cents=int(row["stake_cents"]),
+        per_card_cents=int(row["per_card_cents"]),
+        currency=str(row["currency"]),
+        computer_level=str(row["computer_level"]),
+        reminder_s=int(row["reminder_s"]),
+        claim_s=int(row["claim_s"]),
+        board_version=row["board_version"],
+        claim_offered_at=row["claim_offered_at"],
+        thread_id=row["thread_id"],
+        result_message_id=row["result_message_id"],
+        state_version=int(row["state_version"]),
+        later_moves=_later_moves(row),
+    )
+
+
+def ledger_row(row: Row) -> LedgerRow:
+    return LedgerRow(
+        id=row["id"], guild_id=row["guild_id"], kind=row["kind"], debtor_id=row["debtor_id"],
+        creditor_id=row["creditor_id"], amount_cents=row["amount_cents"],
+        game_id=row["game_id"], rules=row["rules"], winner_id=row["winner_id"],
+        margin=row["margin"], voids_id=row["voids_id"], note=row["note"],
+        created_by=row["created_by"], created_at=row["created_at"],
+    )
+
+
+def settlement_row(row: Row) -> SettlementRow:
+    return SettlementRow(
+        id=row["id"], guild_id=row["guild_id"], channel_id=row["channel_id"],
+        payer_id=row["payer_id"], payee_id=row["payee_id"], amount_cents=row["amount_cents"],
+        status=row["status"], created_at=row["created_at"], expires_at=row["expires_at"],
+        ledger_id=row["ledger_id"],
+    )
+
+
+def _names(text: str) -> tuple[str, str]:
+    names = loads(text, "player names")
+    if not (isinstance(names, list) and len(names) == 2 and all(isinstance(n, str) for n in names)):
+        raise StorageError("The saved player names are damaged.")
+    return (names[0], names[1])

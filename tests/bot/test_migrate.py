@@ -1,0 +1,139 @@
+"""``python -m bot migrate``: a SQLite database in use for a while moves to PostgreSQL whole,
+is checked, and the bot goes on on the copy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.dblock import hold_database
+from bot.ledger import LedgerService
+from bot.migrate import MigrationError, migrate
+from bot.service import GameService, LiveGame
+from bot.storage import Storage
+from tests.dbtools import run_sql
+from tests.support import Clock
+
+ANN, BOB, CAROL, BOT = 101, 202, 303, 999
+G = 1
+
+
+async def _game(games: GameService, a: int, b: int, rules: str = "classic",
+                stake: int = 100, target: int | None = None) -> LiveGame:
+    row = await games.challenge(guild_id=G, channel_id=10, challenger_id=a, opponent_id=b,
+                                opponent_is_bot=False, rules_name=rules, names=("A", "B"),
+                                stakes=(stake, 5), target=target)
+    assert not isinstance(row, LiveGame)
+    _, live = await games.accept(row.id, b)
+    return live
+
+
+async def _play(games: GameService, live: LiveGame, moves: int) -> None:
+    for _ in range(moves):
+        if live.finished:
+            return
+        user = live.on_turn
+        await games.play(live.id, user, games.view(live, user).legal_moves[0].text)
+
+
+async def _a_years_worth(path: Path) -> tuple[int, int]:
+    """A database with a game in progress (past a snapshot), a match in progress, finished
+    staked games, a confirmed settlement, a payment and a void; the two games in progress."""
+    clock = Clock(1_700_000_000.0)
+    storage = await Storage.open(path, clock)
+    try:
+        games = GameService(storage, computer_id=BOT, clock=clock)
+        ledger = LedgerService(storage)
+        for loser, winner in ((ANN, BOB), (BOB, ANN), (ANN, BOB), (CAROL, ANN)):
+            live = await _game(games, loser, winner)
+            await _play(games, live, 7)
+            await games.resign(live.id, loser)
+        await ledger.update_ratings(G)
+        _, pending, _ = await ledger.settle(guild_id=G, channel_id=10, caller=ANN, other=BOB,
+                                            amount_text="1")
+        await ledger.answer_settlement(pending.id, BOB, True)
+        await ledger.settle(guild_id=G, channel_id=10, caller=ANN, other=CAROL,
+                            amount_text="0.50")
+        voided = (await storage.game_entry(G, 3))
+        assert voided is not None
+        await ledger.void(G, 3, CAROL, "played by mistake")
+        going = await _game(games, ANN, CAROL, rules="kings")
+        await _play(games, going, 80)  # past a snapshot (every 50 moves)
+        match = await _game(games, BOB, CAROL, rules="kings", target=50)
+        await _play(games, match, 5)
+        assert not going.finished and not match.finished
+        return going.id, match.id
+    finally:
+        await storage.close()
+
+
+async def test_a_database_moves_to_postgresql_and_plays_on(tmp_path: Path,
+                                                           postgres_url: str) -> None:
+    path = tmp_path / "old.sqlite3"
+    going, match = await _a_years_worth(path)
+    said: list[str] = []
+    await migrate(str(path), postgres_url, said.append)
+    text = "\n".join(said)
+    assert "Row counts match in all 12 tables" in text
+    assert "All 6 games are the replay of their moves" in text
+    assert "balances between two players match" in text and said[-1].startswith("Done")
+    old, new = await Storage.open(path), await Storage.open(postgres_url)
+    try:
+        assert await old.table_counts() == await new.table_counts()
+        for user in (ANN, BOB, CAROL):
+            assert await old.balances(G, user) == await new.balances(G, user)
+            assert await old.player_stats(G, user) == await new.player_stats(G, user)
+            assert await old.money_series(G, user) == await new.money_series(G, user)
+        assert await old.ratings(G) == await new.ratings(G)
+        # The bot on the copy: the game in progress goes on to its end and pays its stake;
+        # new rows get new ids.
+        clock = Clock(1_800_000_000.0)
+        games = GameService(new, computer_id=BOT, clock=clock)
+        live = await games.game(going)
+        assert live.version > 50
+        await _play(games, live, 10)
+        await games.resign(going, live.on_turn)
+        assert live.finished
+        entry = await new.game_entry(G, going)
+        assert entry is not None and entry.id > max(r[0] for r in await run_sql(
+            str(path), "SELECT id FROM ledger"))
+        fresh = await _game(games, BOB, ANN)
+        assert fresh.id == 7
+        assert (await games.game(match)).version == 5
+    finally:
+        await old.close()
+        await new.close()
+
+
+async def test_a_non_empty_target_is_refused(tmp_path: Path, postgres_url: str) -> None:
+    path = tmp_path / "old.sqlite3"
+    await _a_years_worth(path)
+    await migrate(str(path), postgres_url, lambda _: None)
+    before = await run_sql(postgres_url, "SELECT COUNT(*) FROM moves")
+    with pytest.raises(MigrationError, match="isn't empty"):
+        await migrate(str(path), postgres_url, lambda _: None)
+    assert await run_sql(postgres_url, "SELECT COUNT(*) FROM moves") == before
+
+
+async def test_refused_while_the_bot_runs_and_for_wrong_urls(tmp_path: Path,
+                                                              postgres_url: str) -> None:
+    path = tmp_path / "busy.sqlite3"
+    held = hold_database(path)
+    try:
+        # The lock is per process; a second process is what a running bot is.
+        import subprocess
+        import sys
+        code = ("import asyncio, sys; from bot.migrate import migrate, MigrationError\n"
+                "try: asyncio.run(migrate(sys.argv[1], sys.argv[2]))\n"
+                "except MigrationError as e: print(e); sys.exit(3)")
+        done = subprocess.run([sys.executable, "-c", code, str(path), postgres_url],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 3 and "Stop the bot" in done.stdout
+    finally:
+        assert held is not None
+        held.close()
+    with pytest.raises(MigrationError, match="PostgreSQL URL"):
+        await migrate(str(path), str(tmp_path / "other.sqlite3"))
+    with pytest.raises(MigrationError, match="already PostgreSQL"):
+        await migrate(postgres_url, postgres_url)
