@@ -461,10 +461,7 @@ def new_bot(config: Config, *, seed_source: Callable[[], int] | None = None,
 async def run(config: Config) -> None:
     """Run the bot until it is stopped: ``SIGTERM`` (``docker stop``) and ``SIGINT`` (Ctrl-C)
     stop it cleanly (see ``SpiteBot.close``)."""
-    # Before anything: one process per SQLite file. A database server is what several shard
-    # processes share, so it takes no such lock.
-    server = config.database.startswith(("postgresql://", "postgres://"))
-    database = None if server else hold_database(config.database)
+    database = hold_database(config.database)  # before anything: one process per SQLite file
     apply_endpoints(config)
     bot = new_bot(config)
     if config.shards is not None:
