@@ -418,6 +418,8 @@ async def test_two_shard_processes_share_one_postgresql(postgres_url: str,
                 logs = shard.logs()
                 assert f"running shards {shard.shard[0]} of 2" in logs
                 assert "Traceback" not in logs, logs[-3000:]
+                errors = [line for line in logs.splitlines() if " ERROR " in line]
+                assert not errors, errors
                 assert fake.token not in logs
     finally:
         if storage is not None:
