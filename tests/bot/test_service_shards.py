@@ -1,13 +1,12 @@
 """GameService as a shard process: it loads and looks after its own shards' servers only.
 
 Two services on one database stand for two shard processes; each sees, expires, repairs and
-announces the games and challenges of its servers and never the other's.
+announces the games and challenges of its servers and never the other's. On both backends.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
@@ -22,9 +21,9 @@ GUILDS = (7 << 22, 8 << 22)
 
 
 @pytest.fixture
-async def pair(tmp_path: Path) -> AsyncIterator[tuple[GameService, GameService, Clock]]:
+async def pair(database: str) -> AsyncIterator[tuple[GameService, GameService, Clock]]:
     clock = Clock(1_000_000.0)
-    storage = await Storage.open(tmp_path / "s.sqlite3", clock)
+    storage = await Storage.open(database, clock)
     shard0 = GameService(storage, computer_id=BOT, clock=clock, shards=ShardSet(2, frozenset({0})))
     shard1 = GameService(storage, computer_id=BOT, clock=clock, shards=ShardSet(2, frozenset({1})))
     yield shard0, shard1, clock
@@ -78,8 +77,8 @@ async def test_each_shard_expires_the_challenges_of_its_servers(pair) -> None:
     assert await shard0.expire_due() == [] and await shard1.expire_due() == []
 
 
-async def test_unsharded_service_looks_after_every_server(tmp_path: Path) -> None:
-    storage = await Storage.open(tmp_path / "s.sqlite3", Clock())
+async def test_unsharded_service_looks_after_every_server(database: str) -> None:
+    storage = await Storage.open(database, Clock())
     try:
         service = GameService(storage, computer_id=BOT)
         games = [await _game(service, g) for g in GUILDS]
