@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .shards import ShardSet
+from .storage.db import is_postgres_url, sqlite_path
 
 __all__ = ["Config", "ConfigError"]
 
@@ -21,6 +22,9 @@ TOKEN_HELP = (
     "(copy .env.example to .env)."
 )
 
+
+POSTGRES_FILES = "data/spite-malice"
+"""Where the files a SQLite database keeps beside it go when the database is PostgreSQL."""
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -52,10 +56,16 @@ class Config:
 
     @property
     def heartbeat_path(self) -> Path:
-        """The heartbeat file that ``python -m bot health`` reads."""
+        """The heartbeat file that ``python -m bot health`` reads: beside a SQLite database,
+        under ``data/`` for PostgreSQL; a shard process's carries its shards in its name, so
+        shard processes on one machine don't share one."""
         if self.heartbeat_file:
             return Path(self.heartbeat_file)
-        return Path(f"{self.database}.heartbeat")
+        # Never named after a PostgreSQL URL: it may hold a password.
+        base = POSTGRES_FILES if is_postgres_url(self.database) else sqlite_path(self.database)
+        if self.shards is not None:
+            base += ".shards-" + "-".join(map(str, sorted(self.shards.ids)))
+        return Path(f"{base}.heartbeat")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, *, dotenv: bool = True,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.client import ShardedSpiteBot, SpiteBot, new_bot
@@ -73,3 +75,25 @@ def test_the_plain_bot_refuses_a_sharded_config() -> None:
     # discord.py's plain Client would silently ignore shard_ids and IDENTIFY unsharded.
     with pytest.raises(TypeError, match="ShardedSpiteBot"):
         SpiteBot(_config(SHARD_COUNT="2"))
+
+
+def test_the_heartbeat_of_an_unsharded_sqlite_bot_stays_beside_the_database() -> None:
+    assert _config().heartbeat_path == Path("data/spite-malice.sqlite3.heartbeat")
+    assert _config(DATABASE="sqlite:///var/bot.db").heartbeat_path == Path("var/bot.db.heartbeat")
+
+
+def test_each_shard_process_has_a_heartbeat_of_its_own() -> None:
+    url = "postgresql://bot:hunter2@db:5432/spite"
+    paths = {_config(DATABASE=url, SHARD_COUNT="4", SHARD_IDS=ids).heartbeat_path
+             for ids in ("0,1", "2", "3")}
+    assert paths == {Path("data/spite-malice.shards-0-1.heartbeat"),
+                     Path("data/spite-malice.shards-2.heartbeat"),
+                     Path("data/spite-malice.shards-3.heartbeat")}
+    # The URL (and its password) never becomes a file name that `health` prints.
+    assert not any("hunter2" in str(p) or "postgresql" in str(p) for p in paths)
+    assert _config(DATABASE=url).heartbeat_path == Path("data/spite-malice.heartbeat")
+
+
+def test_heartbeat_file_wins() -> None:
+    config = _config(SHARD_COUNT="2", SHARD_IDS="1", HEARTBEAT_FILE="/run/bot.beat")
+    assert config.heartbeat_path == Path("/run/bot.beat")
