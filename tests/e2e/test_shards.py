@@ -270,7 +270,8 @@ class ShardProcess:
         self.tmp = tmp
         self.database = database
         self.shard = (shard, count)
-        self.heartbeat = tmp / f"shard{shard}.heartbeat"
+        # The default place: shard processes in one directory keep a heartbeat each.
+        self.heartbeat = tmp / "data" / f"spite-malice.shards-{shard}.heartbeat"
         self.proc: asyncio.subprocess.Process | None = None
         self.runs = 0
 
@@ -283,11 +284,11 @@ class ShardProcess:
         self.runs += 1
         self.heartbeat.unlink(missing_ok=True)
         env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("DISCORD_", "SHARD_")) and k != "LOG_LEVEL"}
+               if not k.startswith(("DISCORD_", "SHARD_", "HEARTBEAT_")) and k != "LOG_LEVEL"}
         env.update(PYTHONPATH=str(ROOT), DISCORD_TOKEN=self.fake.token,
                    DISCORD_API_BASE=self.fake.api_base, DISCORD_GATEWAY_URL=self.fake.gateway_url,
                    DATABASE=self.database, SHARD_COUNT=str(self.shard[1]),
-                   SHARD_IDS=str(self.shard[0]), HEARTBEAT_FILE=str(self.heartbeat),
+                   SHARD_IDS=str(self.shard[0]),
                    TICK_SECONDS="0.2", BOARD_DELAY_SECONDS="0.05", COMPUTER_DELAY_SECONDS="0")
         log = open(self._log(self.runs), "wb")  # noqa: SIM115 (the process owns it)
         self.proc = await asyncio.create_subprocess_exec(
