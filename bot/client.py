@@ -20,6 +20,7 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
+from .backup import DailyBackups
 from .board import BoardPublisher
 from .config import Config
 from .dblock import hold_database
@@ -375,12 +376,14 @@ class SpiteBot(commands.Bot):
             self._background(self.announce_result(game_id), f"result-{game_id}")
         for guild in self.guilds:
             await self.ledger.update_ratings(guild.id)  # games finished before a crash
+        backups = DailyBackups(self.config.database, self.config.backup_keep, self._clock)
         while not self.is_closed():
             try:
                 await self.tick()
                 self._beat()
             except Exception:
                 log.exception("housekeeping failed")
+            await backups.run_due()  # in a thread; logs its own failures
             await asyncio.sleep(self.config.tick)
 
     def _beat(self) -> None:

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .shards import ShardSet
-from .storage.db import is_postgres_url, sqlite_path
 
 __all__ = ["Config", "ConfigError"]
 
@@ -22,9 +21,6 @@ TOKEN_HELP = (
     "(copy .env.example to .env)."
 )
 
-
-POSTGRES_FILES = "data/spite-malice"
-"""Where the files a SQLite database keeps beside it go when the database is PostgreSQL."""
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -51,6 +47,8 @@ class Config:
     """Seconds between checks for expired challenges, reminders and claims."""
     heartbeat_file: str | None = None
     """Where the housekeeping loop notes that it is alive (default: beside the database)."""
+    backup_keep: int = 7
+    """How many daily SQLite backups to keep in ``backups/`` beside the database (0: none)."""
     shards: ShardSet | None = None
     """The shards this process runs (``SHARD_IDS`` of ``SHARD_COUNT``); ``None``: unsharded."""
 
@@ -61,8 +59,10 @@ class Config:
         shard processes on one machine don't share one."""
         if self.heartbeat_file:
             return Path(self.heartbeat_file)
-        # Never named after a PostgreSQL URL: it may hold a password.
-        base = POSTGRES_FILES if is_postgres_url(self.database) else sqlite_path(self.database)
+        from .storage.db import is_postgres_url, sqlite_path
+
+        # Never a path made of a PostgreSQL URL (and its password).
+        base = "data/spite-malice" if is_postgres_url(self.database) else sqlite_path(self.database)
         if self.shards is not None:
             base += ".shards-" + "-".join(map(str, sorted(self.shards.ids)))
         return Path(f"{base}.heartbeat")
@@ -97,6 +97,7 @@ class Config:
             computer_delay=_seconds(env, "COMPUTER_DELAY_SECONDS", 1.5),
             tick=_seconds(env, "TICK_SECONDS", 60.0),
             heartbeat_file=env.get("HEARTBEAT_FILE", "").strip() or None,
+            backup_keep=_count(env, "BACKUP_KEEP", 7),
             shards=_shards(env),
         )
 
@@ -112,6 +113,15 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     if value < 0:
         raise ConfigError(f"{name} can't be negative.")
     return value
+
+
+def _count(env: Mapping[str, str], name: str, default: int) -> int:
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit():
+        raise ConfigError(f"{name} must be a whole number (0 or more).")
+    return int(text)
 
 
 def _shards(env: Mapping[str, str]) -> ShardSet | None:

@@ -20,7 +20,8 @@ from .replay import Replay, ReplayError, move_list, replay_saved
 from .service import UserError
 from .storage import GameRow, Storage, StorageError
 
-__all__ = ["PAGE", "HistoryEntry", "HistoryPage", "HistoryService", "ReplayedGame", "check_index"]
+__all__ = ["PAGE", "HistoryEntry", "HistoryPage", "HistoryService", "ReplayedGame", "check_index",
+           "position_at"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,8 @@ class HistoryEntry:
     games: int
     how: str
     """How it ended, in words: ``pay-off pile played out``, ``Bob resigned`` …"""
+    voided: bool = False
+    """Its ledger line was voided (e.g. played by mistake): it counts for nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +100,8 @@ class HistoryService:
             page = pages - 1
             rows, total = await self.storage.finished_games(
                 guild_id, user_id, offset=page * PAGE, limit=PAGE)
-        entries = tuple(e for e in (_entry(row, last, user_id) for row, last in rows)
-                        if e is not None)
+        entries = tuple(e for e in (_entry(row, last, user_id, voided)
+                                    for row, last, voided in rows) if e is not None)
         return HistoryPage(user_id, page, pages, total, entries)
 
     async def replay(self, game_id: int, guild_id: int) -> ReplayedGame:
@@ -154,6 +157,22 @@ class HistoryService:
         return move_list(game.replay, game.id, game.finished_at)
 
 
+def position_at(game: ReplayedGame, turn: int, deal: int = 1) -> int:
+    """The position where turn ``turn`` of the match's deal ``deal`` starts (both 1-based); a
+    ``UserError`` saying what there is if there is no such turn."""
+    deals = max(p.game_number for p in game.replay.positions)
+    if not 1 <= deal <= deals:
+        raise UserError(f"Game #{game.id} had {deals} deal{'s' if deals != 1 else ''}: pick "
+                        f"`deal` from 1 to {deals}.")
+    turns = [p for p in game.replay.positions if p.game_number == deal and not p.over]
+    for position in turns:
+        if position.turn == turn:
+            return position.index
+    last = max((p.turn for p in turns), default=1)
+    where = f"deal {deal} of game #{game.id}" if deals > 1 else f"game #{game.id}"
+    raise UserError(f"There is no turn {turn} in {where}: its turns go from 1 to {last}.")
+
+
 def check_index(game: ReplayedGame, index: int) -> int:
     """``index`` if the replay has such a position; a ``UserError`` otherwise."""
     if not 0 <= index < len(game.replay.positions):
@@ -169,7 +188,8 @@ _HOW = {
 }
 
 
-def _entry(row: GameRow, last_move: str | None, user_id: int) -> HistoryEntry | None:
+def _entry(row: GameRow, last_move: str | None, user_id: int, voided: bool = False
+           ) -> HistoryEntry | None:
     """One history line from the saved row; ``None`` if its result can't be read."""
     seat = 0 if row.players[0] == user_id else 1
     state = row.state
@@ -201,5 +221,5 @@ def _entry(row: GameRow, last_move: str | None, user_id: int) -> HistoryEntry | 
     return HistoryEntry(
         game_id=row.id, finished_at=row.updated_at, rules=rules, target=target,
         opponent=row.names[1 - seat], outcome=outcome, scores=(mine, theirs),
-        games=len(results), how=how,
+        games=len(results), how=how, voided=voided,
     )

@@ -31,7 +31,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..history import HistoryPage, HistoryService, ReplayedGame, check_index
+from ..history import HistoryPage, HistoryService, ReplayedGame, check_index, position_at
 from ..render import BoardInfo, render_board, render_hand
 from ..service import UserError
 from ..text import board_fields, card_text, clip, plural, result_text
@@ -126,15 +126,18 @@ def _replay_controls(game: ReplayedGame, index: int, player: bool) -> discord.ui
     return view
 
 
-async def open_replay(interaction: Interaction, game_id: int) -> None:
-    """Answer with a new private replay of ``game_id`` at its first position."""
+async def open_replay(interaction: Interaction, game_id: int, turn: int | None = None,
+                      deal: int = 1) -> None:
+    """Answer with a new private replay of ``game_id`` at its first position, or at the start
+    of ``turn`` of the match's ``deal``."""
     await think(interaction, private=True)
     if not 1 <= game_id <= _MAX_ID:
         raise UserError(f"There is no game #{game_id} in this server. `/history` lists the "
                         "finished ones.")
     game = await _service(interaction).replay(game_id, _guild(interaction))
+    index = 0 if turn is None else position_at(game, turn, deal)
     await answer(interaction, private=True,
-                 **await replay_payload(game, 0, interaction.user.id))
+                 **await replay_payload(game, index, interaction.user.id))
 
 
 async def _show(interaction: Interaction, game_id: int, index: int) -> None:
@@ -297,7 +300,7 @@ def history_payload(page: HistoryPage, reader: int) -> dict[str, Any]:
         games = f" in {plural(e.games, 'game')}" if e.target is not None else ""
         lines.append(f"`#{e.game_id}` <t:{int(e.finished_at)}:d> · {kind} vs "
                      f"{e.opponent[:32]}: {result} {e.scores[0]}–{e.scores[1]}{games} "
-                     f"({e.how})")
+                     f"({e.how})" + (" · voided, it counts for nothing" if e.voided else ""))
     lines.append("Replay one with `/replay game:N`, or from the menu below.")
     view = discord.ui.View(timeout=None)
     view.add_item(HistoryPageButton(page.user_id, page.page - 1, "newer",
@@ -394,7 +397,11 @@ class HistoryCog(commands.Cog):
 
     @app_commands.command(name="replay", description="Step through a finished game, turn by "
                                                      "turn, and get its moves.")
-    @app_commands.describe(game="The game's number (see /history)")
+    @app_commands.describe(game="The game's number (see /history)",
+                           turn="Start at this turn (default: the first)",
+                           deal="In a match, which deal the turn is in (default: the first)")
     @app_commands.guild_only()
-    async def replay(self, interaction: Interaction, game: int) -> None:
-        await open_replay(interaction, game)
+    async def replay(self, interaction: Interaction, game: int,
+                     turn: app_commands.Range[int, 1, 100_000] | None = None,
+                     deal: app_commands.Range[int, 1, 1_000] = 1) -> None:
+        await open_replay(interaction, game, turn, deal)

@@ -258,10 +258,11 @@ class GameRecords(Records):
 
     async def finished_games(
         self, guild_id: int, user_id: int, *, offset: int = 0, limit: int = 10,
-    ) -> tuple[list[tuple[GameRow, str | None]], int]:
+    ) -> tuple[list[tuple[GameRow, str | None, bool]], int]:
         """A page of the user's finished games in the server, the latest finished first, each
         with the last entry of its move log (``claim`` tells a game lost on time from a
-        resignation), and how many there are in all. Damaged rows are skipped."""
+        resignation) and whether its ledger line was voided, and how many there are in all.
+        Damaged rows are skipped."""
         where = ("FROM games WHERE guild_id = ? AND status = 'finished' AND "
                  "(player0_id = ? OR player1_id = ?)")
         args = (guild_id, user_id, user_id)
@@ -269,14 +270,16 @@ class GameRecords(Records):
             total = int(await conn.fetchval(f"SELECT COUNT(*) {where}", args) or 0)
             rows = await conn.fetchall(
                 f"SELECT {self._game_columns}, (SELECT move FROM moves m "
-                f"WHERE m.game_id = games.id ORDER BY seq DESC LIMIT 1) AS last_move {where} "
+                f"WHERE m.game_id = games.id ORDER BY seq DESC LIMIT 1) AS last_move, "
+                "EXISTS (SELECT 1 FROM ledger g JOIN ledger v ON v.voids_id = g.id "
+                f"WHERE g.game_id = games.id AND g.kind = 'game') AS voided {where} "
                 "ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
                 (*args, max(0, limit), max(0, offset)),
             )
         out = []
         for r in rows:
             try:
-                out.append((game_row(r), r["last_move"]))
+                out.append((game_row(r), r["last_move"], bool(r["voided"])))
             except StorageError:
                 continue
         return out, total

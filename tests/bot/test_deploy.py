@@ -52,3 +52,13 @@ def test_the_lock_files_pin_every_dependency_with_hashes() -> None:
     for path in (lock, test_lock):
         pins = re.findall(r"^[A-Za-z0-9_.\-]+==\S+ \\$", path.read_text(), re.M)
         assert pins and path.read_text().count("--hash=sha256:") >= len(pins)
+
+
+def test_the_heartbeat_is_never_a_path_made_of_a_database_url() -> None:
+    secret = Config(token="t", database="postgresql://bot:s3cret@db/spite")
+    assert "s3cret" not in str(secret.heartbeat_path)
+    assert secret.heartbeat_path == Path("data/spite-malice.heartbeat")
+    assert Config(token="t", database="sqlite:///data/x.sqlite3").heartbeat_path \
+        == Path("data/x.sqlite3.heartbeat")
+    assert Config(token="t", database="sqlite:///data/x.sqlite3",
+                  heartbeat_file="/tmp/h").heartbeat_path == Path("/tmp/h")

@@ -137,3 +137,27 @@ async def test_refused_while_the_bot_runs_and_for_wrong_urls(tmp_path: Path,
         await migrate(str(path), str(tmp_path / "other.sqlite3"))
     with pytest.raises(MigrationError, match="already PostgreSQL"):
         await migrate(postgres_url, postgres_url)
+
+
+def test_python_m_bot_migrate(tmp_path: Path, postgres_url: str) -> None:
+    import asyncio
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "bot.sqlite3"
+    asyncio.run(_a_years_worth(path))
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DISCORD_")}
+    env.update(PYTHONPATH=str(root), DATABASE=str(path))  # no token needed
+    command = [sys.executable, "-m", "bot", "migrate", "--to", postgres_url]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "All 6 games are the replay of their moves" in done.stdout
+    again = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=120)
+    assert again.returncode == 1 and "isn't empty" in again.stderr
+    wrong = subprocess.run([sys.executable, "-m", "bot", "migrate", "--to"], cwd=tmp_path,
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert wrong.returncode == 2 and "migrate --to postgresql://" in wrong.stderr

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bot.history import PAGE, HistoryService
+from bot.history import PAGE, HistoryService, position_at
 from bot.replay import ReplayError, move_list, replay_match, replay_saved
 from bot.service import GameService, LiveGame, UserError
 from bot.storage import Storage
@@ -303,6 +303,16 @@ async def test_a_game_played_through_the_service_replays_to_its_saved_row(servic
         assert entry.outcome == expected
         assert sum(entry.scores) == result.score
     assert (await history.history(1, CAROL, 0)).entries == ()
+    # /replay turn: starts at that turn's position, or says which turns there are.
+    positions = game.replay.positions
+    for turn in (1, 2, positions[-1].turn):
+        index = position_at(game, turn)
+        assert positions[index].turn == turn and not positions[index].over
+        assert index == min(p.index for p in positions if p.turn == turn)
+    with pytest.raises(UserError, match=f"turns go from 1 to {positions[-1].turn}"):
+        position_at(game, positions[-1].turn + 1)
+    with pytest.raises(UserError, match="had 1 deal"):
+        position_at(game, 1, deal=2)
 
 
 async def test_a_game_lost_on_time_says_so(services: Any) -> None:

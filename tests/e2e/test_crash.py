@@ -46,10 +46,10 @@ def _is_subsequence(short: list[str], long: list[str]) -> bool:
 class Bot:
     """One ``python -m bot`` process at a time on the same database."""
 
-    def __init__(self, fake: FakeDiscord, tmp: Path) -> None:
+    def __init__(self, fake: FakeDiscord, tmp: Path, database: str) -> None:
         self.fake = fake
         self.tmp = tmp
-        self.db = tmp / "bot.sqlite3"
+        self.db = database
         self.proc: asyncio.subprocess.Process | None = None
         self.runs = 0
 
@@ -59,7 +59,7 @@ class Bot:
                if not k.startswith("DISCORD_") and k != "LOG_LEVEL"}
         env.update(PYTHONPATH=str(ROOT), DISCORD_TOKEN=self.fake.token,
                    DISCORD_API_BASE=self.fake.api_base, DISCORD_GATEWAY_URL=self.fake.gateway_url,
-                   DATABASE=str(self.db), BOARD_DELAY_SECONDS="0.05", COMPUTER_DELAY_SECONDS="0")
+                   DATABASE=self.db, BOARD_DELAY_SECONDS="0.05", COMPUTER_DELAY_SECONDS="0")
         log = open(self.tmp / f"run{self.runs}.log", "wb")  # noqa: SIM115 (the process owns it)
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "bot", cwd=self.tmp, env=env, stdout=log, stderr=log)
@@ -122,13 +122,13 @@ async def _play(fake: FakeDiscord, channel: Any, users: tuple[Any, Any], acked: 
             acked.append(text)
 
 
-async def _check(db: Path, players: dict[int, tuple[int, int]],
+async def _check(db: str, players: dict[int, tuple[int, int]],
                  acked: dict[int, list[str]]) -> None:
     """With the bot dead: every game is a replay of its stored moves, and every acknowledged
     move is among them, in order."""
     storage = await Storage.open(db)
     try:
-        rows = await run_sql(str(db), "SELECT id, player0_id, player1_id FROM games")
+        rows = await run_sql(db, "SELECT id, player0_id, player1_id FROM games")
         games = {(int(r[1]), int(r[2])): int(r[0]) for r in rows}
         for pair, ids in players.items():
             game_id = games[ids]
@@ -146,7 +146,8 @@ async def _check(db: Path, players: dict[int, tuple[int, int]],
         await storage.close()
 
 
-async def test_a_killed_bot_loses_no_acknowledged_move(tmp_path: Path) -> None:
+async def test_a_killed_bot_loses_no_acknowledged_move(tmp_path: Path, database: str) -> None:
+    # On each backend: a SQLite file, then a PostgreSQL schema.
     rng = random.Random(1201)
     fake = FakeDiscord(token="crash-token-" + "z" * 40)
     await fake.start()
@@ -154,7 +155,7 @@ async def test_a_killed_bot_loses_no_acknowledged_move(tmp_path: Path) -> None:
     channel = guild.channel("general")
     pairs = [(fake.add_member(guild, a), fake.add_member(guild, b), rules)
              for a, b, rules in PAIRS]
-    bot = Bot(fake, tmp_path)
+    bot = Bot(fake, tmp_path, database)
     tasks: list[asyncio.Task[None]] = []
     stop = asyncio.Event()
     try:

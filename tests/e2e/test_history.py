@@ -173,6 +173,15 @@ async def test_a_spectator_steps_a_finished_match_from_first_to_last_turn(
     assert "wins the match" in message.embeds[0]["description"]
     # The last turn is the saved final position: the same facts as the game's final board.
     assert fields(message) == fields(final_board)
+    # /replay turn: (and deal:) opens at that turn; one that isn't there is named politely.
+    for options, label in (({"turn": 3}, "Game 1 · turn 3"),
+                           ({"turn": 1, "deal": 2}, "Game 2 · turn 1")):
+        inter = await world.fake.slash(carol, world.channel, "replay", game=live.id, **options)
+        opened = await inter.message()
+        assert opened.ephemeral and label in opened.embeds[0]["description"], options
+    inter = await world.fake.slash(carol, world.channel, "replay", game=live.id, turn=999)
+    refused = await inter.message()
+    assert refused.ephemeral and "There is no turn 999 in deal 1" in refused.content
     assert_png(message.attachments[0].data)
     # ⏮ and the jump menu.
     message = await click(world, carol, message, step_id(message, "first"))

@@ -125,6 +125,10 @@ async def test_admin_settings_shape_new_challenges_and_void(world: World, no_err
     assert "voided" in reply.content and "practice game" in reply.content
     reply = await (await fake.slash(world.alice, world.channel, "ledger")).message()
     assert "square" in reply.content
+    # The game stays in the players' history, marked as counting for nothing.
+    reply = await (await fake.slash(world.bob, world.channel, "history")).message()
+    line = next(x for x in reply.content.splitlines() if f"#{live.id}" in x)
+    assert "voided, it counts for nothing" in line
     reply = await (await fake.slash(owner, world.channel, "void", game=live.id,
                                     reason="again")).message()
     assert reply.ephemeral and "already voided" in reply.content
