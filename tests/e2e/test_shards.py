@@ -360,6 +360,9 @@ async def test_two_shard_processes_share_one_postgresql(postgres_url: str,
                 _start_game(fake, t, rules="classic", stake="0.50", per_card=".05")
                 for t in tables))
             await asyncio.gather(*(_moves(fake, t, 4) for t in tables))
+            # A game is touched by its server's process only, even when named by its id.
+            reply = await _reply(fake, tables[0].alice, tables[0].channel, "hand", game=games[1])
+            assert "played in another server" in reply.content and not select_options(reply)
 
             # kill -9 of shard 1: shard 0's games go on, and nothing touches shard 1's.
             await shards[1].kill()
