@@ -425,6 +425,7 @@ async def test_two_shard_processes_share_one_postgresql(postgres_url: str,
                 errors = [line for line in logs.splitlines() if " ERROR " in line]
                 assert not errors, errors
                 assert fake.token not in logs
+            fake.assert_clean(allow_rejected=False)
     finally:
         if storage is not None:
             await storage.close()
