@@ -42,7 +42,7 @@ from .ui import (
 if TYPE_CHECKING:
     from .cogs.games import GamesCog
 
-__all__ = ["SpiteBot", "SpiteTree", "apply_endpoints", "run"]
+__all__ = ["ShardedSpiteBot", "SpiteBot", "SpiteTree", "apply_endpoints", "new_bot", "run"]
 
 log = logging.getLogger(__name__)
 
@@ -110,8 +110,14 @@ class SpiteBot(commands.Bot):
                  clock: Callable[[], float] | None = None) -> None:
         intents = discord.Intents.default()
         intents.message_content = False
+        shard_options: dict[str, Any] = {}
+        if config.shards is not None:
+            if not isinstance(self, commands.AutoShardedBot):
+                raise TypeError("a sharded bot is a ShardedSpiteBot (new_bot picks the class)")
+            shard_options = {"shard_count": config.shards.count,
+                             "shard_ids": sorted(config.shards.ids)}
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,
-                         help_command=None, tree_cls=SpiteTree)
+                         help_command=None, tree_cls=SpiteTree, **shard_options)
         self.config = config
         self._seed_source = seed_source
         self._clock = clock or time.time
@@ -140,7 +146,7 @@ class SpiteBot(commands.Bot):
 
         self.storage = await Storage.open(self.config.database, self._clock)
         self.service = GameService(self.storage, computer_id=self.computer_id, clock=self._clock,
-                                   seed_source=self._seed_source)
+                                   seed_source=self._seed_source, shards=self.config.shards)
         self.service.listeners.append(self._on_game_change)
         self.boards = BoardPublisher(self, self.config.board_delay)
         self.ledger = LedgerService(self.storage)
@@ -443,12 +449,29 @@ class SpiteBot(commands.Bot):
                     allowed_mentions=discord.AllowedMentions(users=True))
 
 
+class ShardedSpiteBot(SpiteBot, commands.AutoShardedBot):
+    """The bot as discord.py's ``AutoShardedBot``, for the shards ``config.shards`` names: one
+    gateway connection per shard. Discord sends a server's events to its shard only, and the
+    housekeeping looks after those servers' games only, so several processes can share the
+    bot's servers (and one database server) without doing anything twice."""
+
+
+def new_bot(config: Config, *, seed_source: Callable[[], int] | None = None,
+            clock: Callable[[], float] | None = None) -> SpiteBot:
+    """The bot for ``config``: sharded when ``SHARD_COUNT`` is set, else a plain one."""
+    cls = SpiteBot if config.shards is None else ShardedSpiteBot
+    return cls(config, seed_source=seed_source, clock=clock)
+
+
 async def run(config: Config) -> None:
     """Run the bot until it is stopped: ``SIGTERM`` (``docker stop``) and ``SIGINT`` (Ctrl-C)
     stop it cleanly (see ``SpiteBot.close``)."""
     database = hold_database(config.database)  # before anything: one process per SQLite file
     apply_endpoints(config)
-    bot = SpiteBot(config)
+    bot = new_bot(config)
+    if config.shards is not None:
+        log.info("running shards %s of %d", ", ".join(map(str, sorted(config.shards.ids))),
+                 config.shards.count)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, _on_signal, bot, signum)

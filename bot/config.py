@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .shards import ShardSet
+
 __all__ = ["Config", "ConfigError"]
 
 TOKEN_HELP = (
@@ -47,17 +49,23 @@ class Config:
     """Where the housekeeping loop notes that it is alive (default: beside the database)."""
     backup_keep: int = 7
     """How many daily SQLite backups to keep in ``backups/`` beside the database (0: none)."""
+    shards: ShardSet | None = None
+    """The shards this process runs (``SHARD_IDS`` of ``SHARD_COUNT``); ``None``: unsharded."""
 
     @property
     def heartbeat_path(self) -> Path:
-        """The heartbeat file that ``python -m bot health`` reads."""
+        """The heartbeat file that ``python -m bot health`` reads: beside a SQLite database,
+        under ``data/`` for PostgreSQL; a shard process's carries its shards in its name, so
+        shard processes on one machine don't share one."""
         if self.heartbeat_file:
             return Path(self.heartbeat_file)
         from .storage.db import is_postgres_url, sqlite_path
 
-        if is_postgres_url(self.database):  # never a path made of the URL (and its password)
-            return Path("data/spite-malice.heartbeat")
-        return Path(f"{sqlite_path(self.database)}.heartbeat")
+        # Never a path made of a PostgreSQL URL (and its password).
+        base = "data/spite-malice" if is_postgres_url(self.database) else sqlite_path(self.database)
+        if self.shards is not None:
+            base += ".shards-" + "-".join(map(str, sorted(self.shards.ids)))
+        return Path(f"{base}.heartbeat")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, *, dotenv: bool = True,
@@ -90,6 +98,7 @@ class Config:
             tick=_seconds(env, "TICK_SECONDS", 60.0),
             heartbeat_file=env.get("HEARTBEAT_FILE", "").strip() or None,
             backup_keep=_count(env, "BACKUP_KEEP", 7),
+            shards=_shards(env),
         )
 
 
@@ -113,3 +122,33 @@ def _count(env: Mapping[str, str], name: str, default: int) -> int:
     if not text.isdigit():
         raise ConfigError(f"{name} must be a whole number (0 or more).")
     return int(text)
+
+
+def _shards(env: Mapping[str, str]) -> ShardSet | None:
+    count_text = env.get("SHARD_COUNT", "").strip()
+    ids_text = env.get("SHARD_IDS", "").strip()
+    if not count_text:
+        if ids_text:
+            raise ConfigError("SHARD_IDS needs SHARD_COUNT too (how many shards the bot has in "
+                              "all), e.g. SHARD_IDS=0,1 SHARD_COUNT=4.")
+        return None
+    if not _whole(count_text) or int(count_text) < 1:
+        raise ConfigError("SHARD_COUNT must be a whole number of shards, at least 1.")
+    count = int(count_text)
+    if not ids_text:
+        return ShardSet(count, frozenset(range(count)))  # one process runs every shard
+    parts = [part.strip() for part in ids_text.split(",")]
+    if not all(_whole(part) for part in parts):
+        raise ConfigError("SHARD_IDS must be shard numbers separated by commas, e.g. 0,1.")
+    ids = [int(part) for part in parts]
+    if len(set(ids)) != len(ids):
+        raise ConfigError("SHARD_IDS names a shard more than once.")
+    if any(i >= count for i in ids):
+        raise ConfigError(f"SHARD_IDS must be between 0 and {count - 1} "
+                          f"(SHARD_COUNT={count} numbers the shards from 0).")
+    return ShardSet(count, frozenset(ids))
+
+
+def _whole(text: str) -> bool:
+    # ``str.isdigit`` also accepts digits such as "²" that ``int`` refuses.
+    return text.isascii() and text.isdigit()

@@ -38,6 +38,7 @@ from engine.moves import parse_source, parse_target
 from engine.players import Player, make_player
 
 from .replay import GIVING_UP, ReplayError
+from .shards import ShardSet
 from .stakes import game_entry
 from .storage import ChallengeRow, GameEntry, GameRow, GuildSettings, Storage, StorageError
 from .text import describe_events, describe_history
@@ -189,8 +190,12 @@ class GameService:
 
     def __init__(self, storage: Storage, *, computer_id: int,
                  clock: Callable[[], float] = time.time,
-                 seed_source: Callable[[], int] | None = None) -> None:
+                 seed_source: Callable[[], int] | None = None,
+                 shards: ShardSet | None = None) -> None:
         self.storage = storage
+        # A shard process loads and looks after the games of its own shards' servers only
+        # (``None``: every server); their interactions reach no other process.
+        self.shards = shards
         # Deal seeds must stay secret (they fix every hidden card); tests may fix them.
         self.new_seed = seed_source or (lambda: secrets.randbits(62))
         self.computer_id = computer_id
@@ -354,10 +359,11 @@ class GameService:
         return row
 
     async def expire_due(self) -> list[ChallengeRow]:
-        """Mark every open challenge past its time as expired; returns them."""
+        """Mark every open challenge past its time (in this process's servers) as expired;
+        returns them."""
         now = self.clock()
         expired = []
-        for row in await self.storage.open_challenges():
+        for row in await self.storage.open_challenges(shards=self.shards):
             if row.expires_at <= now:
                 async with self._challenge_lock(row.id):
                     if await self.storage.settle_challenge(row.id, "expired"):
@@ -399,6 +405,10 @@ class GameService:
                             "Nothing was changed.") from None
         if row is None:
             raise UserError("That game doesn't exist.")
+        if self.shards is not None and not self.shards.owns(row.guild_id):
+            # Named by id from another server: the process of that server's shard keeps the
+            # game in memory and looks after it; a copy here would fall behind.
+            raise UserError("That game is played in another server.")
         # Loads run outside the game's lock (a hand shown while a move is being saved): a move
         # may have been made and saved on the cached game while this row was read. What is in
         # memory is never older than the database, so a load never replaces it; it is dropped
@@ -632,8 +642,9 @@ class GameService:
         await self.storage.set_board_version(live.id, version)
 
     async def boards_behind(self) -> list[int]:
-        """Games whose public board doesn't show their saved version."""
-        return await self.storage.boards_behind()
+        """Games whose public board doesn't show their saved version (of this process's
+        servers)."""
+        return await self.storage.boards_behind(shards=self.shards)
 
     async def set_thread(self, live: LiveGame, thread_id: int) -> None:
         """The game is played in a thread of its own from now on."""
@@ -646,8 +657,8 @@ class GameService:
         await self.storage.set_result_message(live.id, message_id)
 
     async def results_unannounced(self) -> list[int]:
-        """Finished games whose result was never announced."""
-        return await self.storage.results_unannounced()
+        """Finished games whose result was never announced (of this process's servers)."""
+        return await self.storage.results_unannounced(shards=self.shards)
 
     async def rematch(self, game_id: int, user_id: int, names: tuple[str, str]
                       ) -> ChallengeRow | LiveGame:
@@ -703,9 +714,10 @@ class GameService:
         return len(done)
 
     async def active_games(self) -> list[LiveGame]:
-        """Every game still going on (damaged ones are skipped and logged)."""
+        """Every game still going on in this process's servers (damaged ones are skipped and
+        logged)."""
         out = []
-        for game_id in await self.storage.active_game_ids():
+        for game_id in await self.storage.active_game_ids(shards=self.shards):
             try:
                 out.append(await self.game(game_id))
             except UserError:

@@ -126,6 +126,16 @@ class SnowflakeFactory:
         self._last = max(candidate, self._last + 1)
         return self._last
 
+    def on_shard(self, shard_id: int, shard_count: int) -> int:
+        """The next id that Discord routes to shard ``shard_id`` of ``shard_count``
+        (``(id >> 22) % shard_count``): the timestamp moves on by less than ``shard_count`` ms."""
+        if not 0 <= shard_id < shard_count:
+            raise ValueError(f"shard {shard_id} is not one of {shard_count}")
+        timestamp = self() >> 22
+        timestamp += (shard_id - timestamp) % shard_count
+        self._last = max(self._last, (timestamp << 22) | (1 << 17))
+        return self._last
+
 
 # ---------------------------------------------------------------------------
 # users, guilds, channels

@@ -330,7 +330,7 @@ class RestApi:
     async def get_gateway_bot(self, req: ApiRequest) -> JSON:
         return {
             "url": self.fake.gateway_url,
-            "shards": 1,
+            "shards": self.fake.recommended_shards,
             "session_start_limit": {
                 "total": 1000,
                 "remaining": 1000,

@@ -91,7 +91,8 @@ async def start_bot(
     deadline = loop.time() + timeout
 
     def guilds_cached() -> bool:
-        return all(bot.get_guild(gid) is not None for gid in fake.guilds)
+        return all(bot.get_guild(gid) is not None
+                   for gid in fake.guilds if _runs_shard_of(bot, gid))
 
     # Readiness is bot-side state the fake cannot observe, so poll briefly.
     while not (bot.is_ready() and guilds_cached()):
@@ -107,6 +108,20 @@ async def start_bot(
             raise FakeDiscordTimeout(f"bot not ready within {timeout}s")
         await asyncio.sleep(0.005)
     return handle
+
+
+def _runs_shard_of(bot: discord.Client, guild_id: int) -> bool:
+    """Whether ``bot`` runs the shard Discord routes the guild to (an unsharded bot: every)."""
+    import discord
+
+    count = bot.shard_count
+    if count is None:
+        return True
+    if isinstance(bot, discord.AutoShardedClient):
+        ids = bot.shard_ids if bot.shard_ids is not None else range(count)
+    else:
+        ids = [bot.shard_id or 0]
+    return (guild_id >> 22) % count in ids
 
 
 async def _no_identify_delay(shard_id: int | None, *, initial: bool = False) -> None:

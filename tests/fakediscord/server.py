@@ -178,6 +178,8 @@ class FakeDiscord:
         allowed_intents_mask: privileged intents "enabled in the developer portal";
             asking for others closes the gateway with 4014 like Discord.
         heartbeat_interval: seconds announced in HELLO.
+        recommended_shards: the shard count ``GET /gateway/bot`` recommends (what an
+            ``AutoShardedClient`` without ``shard_count`` runs).
     """
 
     def __init__(
@@ -190,6 +192,7 @@ class FakeDiscord:
         interaction_deadline: float | None = 3.0,
         allowed_intents_mask: int = PRIVILEGED_INTENTS,
         heartbeat_interval: float = 41.25,
+        recommended_shards: int = 1,
     ) -> None:
         self.token = token
         self.gateway_compression = gateway_compression
@@ -197,6 +200,7 @@ class FakeDiscord:
         self.interaction_deadline = interaction_deadline
         self.allowed_privileged_intents = allowed_intents_mask
         self.heartbeat_interval = heartbeat_interval
+        self.recommended_shards = recommended_shards
         self.snowflake = SnowflakeFactory()
 
         self.application_id = self.snowflake()
@@ -416,11 +420,13 @@ class FakeDiscord:
         *,
         channels: Sequence[str] = ("general",),
         owner: FakeUser | None = None,
+        shard: tuple[int, int] | None = None,
     ) -> FakeGuild:
         """Create a guild with @everyone, the bot's managed role, the bot, the owner and
-        text ``channels``. If a bot is connected it receives GUILD_CREATE (a "join")."""
+        text ``channels``. If a bot is connected it receives GUILD_CREATE (a "join").
+        ``shard=(shard_id, shard_count)`` picks an id that Discord routes to that shard."""
         owner = owner or self.owner
-        gid = self.snowflake()
+        gid = self.snowflake() if shard is None else self.snowflake.on_shard(*shard)
         guild = FakeGuild(id=gid, name=name, owner_id=owner.id)
         guild.roles[gid] = FakeRole(
             id=gid, name="@everyone", permissions=DEFAULT_EVERYONE_PERMISSIONS
