@@ -230,7 +230,8 @@ def _load(args: argparse.Namespace) -> list[dict[str, object]]:
                     rules=args.rules, board_delay=args.board_delay, seed=args.seed,
                     open_concurrency=args.open_concurrency,
                     profile=Path(args.profile) if args.profile else None,
-                    plot=Path(args.plot) if args.plot else None)
+                    plot=Path(args.plot) if args.plot else None,
+                    shards=args.shards, database=args.database)
 
 
 def _storage(args: argparse.Namespace) -> list[dict[str, object]]:
@@ -298,6 +299,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                       help="games opened at once before the play starts")
     load.add_argument("--profile", help="run the bot under cProfile, writing this file")
     load.add_argument("--plot", help="write a PNG of p99 against games here")
+    load.add_argument("--shards", type=int, default=1,
+                      help="bot processes, one shard each (needs --database postgresql://…)")
+    load.add_argument("--database", default=None,
+                      help="a postgresql:// server (a scratch schema of it) instead of SQLite")
     args = parser.parse_args(argv)
     if args.boards < 1:
         parser.error("--boards must be at least 1")

@@ -170,6 +170,18 @@ def _cpu_of(pids: Sequence[int]) -> dict[int, float]:
     return out
 
 
+def _cpu_all(pids: Sequence[int]) -> float:
+    return sum(_cpu_seconds(pid) for pid in pids)
+
+
+def _written_all(pids: Sequence[int]) -> int:
+    return sum(_write_bytes(pid) for pid in pids)
+
+
+def _helpers_of(pids: Sequence[int]) -> list[int]:
+    return [helper for pid in pids for helper in _descendants(pid)]
+
+
 def _peak_kb_of(pids: Sequence[int]) -> int:
     total = 0
     for pid in pids:
@@ -204,12 +216,15 @@ def _self_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _child_env(fake: Any, db: Path, board_delay: float) -> dict[str, str]:
+def _child_env(fake: Any, db: str, board_delay: float,
+               shard: tuple[int, int] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("DISCORD_") and k != "LOG_LEVEL"}
+           if not k.startswith(("DISCORD_", "SHARD_")) and k != "LOG_LEVEL"}
     env.update(PYTHONPATH=str(ROOT), DISCORD_TOKEN=fake.token, DISCORD_API_BASE=fake.api_base,
-               DISCORD_GATEWAY_URL=fake.gateway_url, DATABASE=str(db), LOG_LEVEL="INFO",
+               DISCORD_GATEWAY_URL=fake.gateway_url, DATABASE=db, LOG_LEVEL="INFO",
                BOARD_DELAY_SECONDS=str(board_delay))
+    if shard is not None:  # one process per shard, as docker-compose.yml runs them
+        env.update(SHARD_IDS=str(shard[0]), SHARD_COUNT=str(shard[1]))
     # As the Dockerfile sets it (unless the caller's environment says otherwise): without it
     # glibc gives each thread that allocates an arena of its own, which the RSS shows.
     env.setdefault("MALLOC_ARENA_MAX", "2")
@@ -226,14 +241,14 @@ class BotProcess:
         self._reader = asyncio.create_task(self._read(proc.stderr))
 
     @classmethod
-    async def start(cls, fake: Any, workdir: Path, db: Path, board_delay: float,
-                    profile: Path | None) -> BotProcess:
+    async def start(cls, fake: Any, workdir: Path, db: str, board_delay: float,
+                    profile: Path | None, shard: tuple[int, int] | None = None) -> BotProcess:
         command = [sys.executable]
         if profile is not None:
             command += ["-m", "cProfile", "-o", str(profile)]
         command += ["-m", "bot"]
         proc = await asyncio.create_subprocess_exec(
-            *command, cwd=workdir, env=_child_env(fake, db, board_delay),
+            *command, cwd=workdir, env=_child_env(fake, db, board_delay, shard),
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
         print(f"bot process {proc.pid} started", file=sys.stderr, flush=True)
         return cls(proc)
@@ -344,6 +359,8 @@ class Table:
     hands: dict[int, Any] = field(default_factory=dict)
     step: int = 0
     live: bool = False
+    channel: Any = None
+    """Where the game is challenged (its server's channel)."""
 
 
 class Load:
@@ -395,7 +412,8 @@ class Load:
     async def open(self, table: Table) -> bool:
         """The first player challenges the second, who accepts; False if that failed."""
         challenger, opponent = table.players
-        record = await self.fake.slash(challenger, self.channel, "challenge", opponent=opponent,
+        channel = table.channel or self.channel
+        record = await self.fake.slash(challenger, channel, "challenge", opponent=opponent,
                                        rules=table.rules)
         challenge = await self._answer(record)
         if challenge is None:
@@ -407,7 +425,7 @@ class Load:
         if await self._answer(await self.fake.click(opponent, challenge, accept)) is None:
             return False
         # A thread opened from a message has the message's id (a Discord rule).
-        table.where = self.fake.guild.channels.get(challenge.id, self.channel)
+        table.where = self.fake.guilds[channel.guild_id].channels.get(challenge.id, channel)
         table.hands.clear()
         table.live = True
         return True
@@ -583,31 +601,59 @@ def _db_bytes(db: Path) -> int:
     return sum(p.stat().st_size for p in (db, db.with_name(db.name + "-wal")) if p.exists())
 
 
+@contextlib.asynccontextmanager
+async def _database(database: str | None, workdir: Path) -> Any:
+    """The run's database: a new SQLite file, or a scratch schema of a PostgreSQL server."""
+    if database is None:
+        yield str(workdir / "bot.sqlite3")
+        return
+    from .storage.db import scratch_schema
+
+    async with scratch_schema(database, "bench_load") as url:
+        yield url
+
+
 async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
                   duration: float = 30.0, rules: str = "both", board_delay: float = 1.0,
                   seed: int = 1, open_concurrency: int = 8,
-                  profile: Path | None = None) -> dict[str, Any]:
+                  profile: Path | None = None, shards: int = 1,
+                  database: str | None = None) -> dict[str, Any]:
     """One run of ``games`` games; its figures (see the module's docstring)."""
+    from .storage.db import is_postgres_url
+
+    if shards > 1 and not (database and is_postgres_url(database)):
+        raise SystemExit("--shards runs one bot process per shard, and processes share "
+                         "PostgreSQL only: give --database postgresql://…")
     module = _fake_module()
     fake = module.LoadFakeDiscord()
     await fake.start()
-    guild = fake.add_guild("Load Guild", channels=("general",))
-    channel = guild.channel("general")
+    # One server per shard (Discord routes a server to one shard), the games spread over them.
+    servers = [fake.add_guild("Load Guild", channels=("general",))] if shards == 1 else [
+        fake.add_guild(f"Load Guild {s}", channels=("general",), shard=(s, shards))
+        for s in range(shards)]
+    channel = servers[0].channel("general")
     rule_names = ["kings", "classic"] if rules == "both" else [rules]
-    tables = [Table(i, (fake.add_member(guild, f"p{i}a"), fake.add_member(guild, f"p{i}b")),
-                    rule_names[i % len(rule_names)], random.Random(seed * 100_003 + i))
-              for i in range(games)]
+    tables = []
+    for i in range(games):
+        guild = servers[i % len(servers)]
+        tables.append(Table(i, (fake.add_member(guild, f"p{i}a"), fake.add_member(guild, f"p{i}b")),
+                            rule_names[i % len(rule_names)], random.Random(seed * 100_003 + i),
+                            channel=guild.channel("general")))
     lag: list[float] = []
-    with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
-        workdir = Path(tmp)
-        db = workdir / "bot.sqlite3"
-        bot = await BotProcess.start(fake, workdir, db, board_delay, profile)
+    async with contextlib.AsyncExitStack() as stack:
+        workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-load-")))
+        db = await stack.enter_async_context(_database(database, workdir))
+        bots = [await BotProcess.start(fake, workdir, db, board_delay,
+                                       profile if n == 0 else None,
+                                       (n, shards) if shards > 1 else None)
+                for n in range(shards)]
+        pids = [b.pid for b in bots]
         monitor = asyncio.create_task(_lag_monitor(lag))
         load = Load(fake, channel, mode, interval)
         try:
             await fake.wait_for(lambda: "challenge" in fake.commands(), timeout=60,
                                 description="commands synced")
-            await fake.wait_for(lambda: fake.connected_count() > 0, timeout=30,
+            await fake.wait_for(lambda: fake.connected_count() >= shards, timeout=30,
                                 description="gateway connected")
             await asyncio.sleep(0.5)  # the guild reaches the bot's cache
             setup_started = time.monotonic()
@@ -632,8 +678,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             lag.clear()
             first = len(fake.interactions)
             posts, edits, redraws = fake.board_posts, fake.board_edits, fake.board_redraws
-            cpu0, bench0, written0 = _cpu_seconds(bot.pid), _self_cpu(), _write_bytes(bot.pid)
-            helpers0 = _cpu_of(_descendants(bot.pid))
+            cpu0, bench0, written0 = _cpu_all(pids), _self_cpu(), _written_all(pids)
+            helpers0 = _cpu_of(_helpers_of(pids))
             machine0 = _machine_jiffies()
             t0 = time.monotonic()
             players = [asyncio.create_task(load.play(t, t.rng.uniform(0, interval)))
@@ -641,8 +687,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             await asyncio.sleep(duration)
             load.stopping = True
             t1 = time.monotonic()
-            cpu1, bench1, written1 = _cpu_seconds(bot.pid), _self_cpu(), _write_bytes(bot.pid)
-            helpers1 = _cpu_of(_descendants(bot.pid))
+            cpu1, bench1, written1 = _cpu_all(pids), _self_cpu(), _written_all(pids)
+            helpers1 = _cpu_of(_helpers_of(pids))
             machine1 = _machine_jiffies()
             loadavg = os.getloadavg()[0]
             posts, edits, redraws = (fake.board_posts - posts, fake.board_edits - edits,
@@ -653,14 +699,16 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             for task in late:
                 task.cancel()
             await asyncio.gather(*players, return_exceptions=True)
-            peak_kb, rss_kb = _status_kb(bot.pid, "VmHWM"), _status_kb(bot.pid, "VmRSS")
-            helpers = _descendants(bot.pid)
+            peak_kb = sum(_status_kb(pid, "VmHWM") for pid in pids)
+            rss_kb = sum(_status_kb(pid, "VmRSS") for pid in pids)
+            helpers = _helpers_of(pids)
             helpers_peak_kb = _peak_kb_of(helpers)
-            db_size = _db_bytes(db)
+            sqlite = not is_postgres_url(db)
+            db_size = _db_bytes(Path(db)) if sqlite else None
         finally:
             gc.unfreeze()
             monitor.cancel()
-            status = await bot.stop()
+            status = max([await b.stop() for b in bots])
             await fake.stop()
     window = t1 - t0
     records = fake.interactions[first:last]
@@ -668,7 +716,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
     unanswered = sum(1 for r in records if r.callback is None and not r.rejected_callbacks)
     late_answers = sum(1 for r in records if r.callback is None and r.rejected_callbacks)
     detail: Counter[str] = Counter(load.problems)
-    logged = bot.log_errors()
+    logged = [line for b in bots for line in b.log_errors()]
     for line in sorted(set(logged))[:12]:  # what went wrong, once each, beside the figures
         print("bot log:", line[:300], file=sys.stderr)
     detail.update(unanswered=unanswered, late=late_answers, bot_log_errors=len(logged),
@@ -684,6 +732,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
     return {
         "name": "load",
         "mode": mode,
+        "backend": "sqlite" if sqlite else "postgresql",
+        "processes": shards,
         **({"interval_s": interval} if mode == "paced" else {}),
         "games": games,
         "duration_s": round(window, 1),
@@ -720,8 +770,10 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "rss_mb": round(rss_kb / 1024, 1),
         "helpers_peak_rss_mb": round(helpers_peak_kb / 1024, 1),
         "all_peak_rss_mb": round((peak_kb + helpers_peak_kb) / 1024, 1),
-        "db_write_bytes_per_move": round((written1 - written0) / moves) if moves else None,
-        "db_mb": round(db_size / 1_048_576, 2),
+        # PostgreSQL writes in its own server processes: not the bot's to count.
+        "db_write_bytes_per_move": round((written1 - written0) / moves)
+        if moves and sqlite else None,
+        "db_mb": round(db_size / 1_048_576, 2) if db_size is not None else None,
         "errors": sum(errors.values()),
         "error_detail": errors,
         "setup_s": round(setup_s, 1),

@@ -48,12 +48,14 @@ DEFAULT_WORKERS = max(1, (os.cpu_count() or 2) // 2)
 """Worker processes by default: half the cores (one on a 2-core machine), so that drawing,
 however much of it is asked for, leaves the other half to the bot's event loop."""
 
-BOARD_WAIT_MAX = 10.0
-"""Seconds a board waits behind hands before boards get a share of the turns. Under more
-drawing than the workers can do, boards wait, and each then shows the moves made meanwhile:
-fewer boards are drawn, and hands (which players wait for) keep coming."""
+BOARD_WAIT_MAX = 1.0
+"""Seconds a board waits behind hands before boards get a share of the turns. A board is what
+tells the next player it is his turn (and everyone else what was played), so it must not wait
+long: with 10 s (measured, eager 10 games) boards were posted 0.5 a second instead of 4.3, and
+at eager 100 a third of the plays never showed on any board. Under more drawing than the
+workers can do, a board that waited shows every move made meanwhile."""
 
-HANDS_PER_LATE_BOARD = 3
+HANDS_PER_LATE_BOARD = 2
 """While boards are late, one turn in this many plus one is a board's."""
 
 _Draw = Callable[[View, BoardInfo], bytes]

@@ -81,9 +81,10 @@ async def test_a_waiting_hand_is_drawn_before_a_waiting_board(
 async def test_late_boards_and_hands_take_turns(
         pool: Pictures, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(drawing, "BOARD_WAIT_MAX", 0.0)
-    # Late boards get one turn in four: neither kind waits for ever behind the other.
+    # Late boards get one turn in three: neither kind waits for ever behind the other.
+    assert drawing.HANDS_PER_LATE_BOARD == 2
     assert await _order(pool, monkeypatch, boards=3, hands=7) == [
-        "hand", "hand", "hand", "board", "hand", "hand", "hand", "board", "hand", "board"]
+        "hand", "hand", "board", "hand", "hand", "board", "hand", "hand", "board", "hand"]
 
 
 async def test_a_drawing_given_up_leaves_the_queue(pool: Pictures) -> None:

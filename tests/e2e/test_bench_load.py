@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from bot.bench_load import board_lag, plot_p99, run_one
@@ -39,6 +40,24 @@ async def test_a_small_eager_run_plays_and_reports_every_figure() -> None:
     # The plays showed on the boards (the bot draws the pending boards before it stops).
     assert row["plays_not_on_a_board"] < row["moves"]
     assert 0 < row["board_lag_p50_ms"] <= row["board_lag_p99_ms"] <= row["board_lag_max_ms"]
+
+
+async def test_two_shard_processes_on_postgresql_are_measured_together(
+        postgres_url: str) -> None:
+    row = await run_one(6, mode="eager", duration=3.0, board_delay=0.2, shards=2,
+                        database=postgres_url)
+    assert (row["backend"], row["processes"]) == ("postgresql", 2)
+    assert row["errors"] == 0, row["error_detail"]
+    assert row["moves"] > 0 and row["board_posts_per_s"] > 0
+    # Both processes and their drawing processes count; the database's writes are the
+    # server's, not the bot's, so they are not reported as the bot's.
+    assert row["helpers"] >= 2 and row["db_write_bytes_per_move"] is None
+    assert row["all_peak_rss_mb"] > 2 * 40
+
+
+async def test_shards_need_postgresql() -> None:
+    with pytest.raises(SystemExit, match="PostgreSQL"):
+        await run_one(2, shards=2)
 
 
 async def test_paced_players_wait_between_moves() -> None:
