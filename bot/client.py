@@ -154,7 +154,9 @@ class SpiteBot(commands.Bot):
         await self.add_cog(GamesCog(self))
         await self.add_cog(MoneyCog(self))
         await self.add_cog(HistoryCog(self.storage))
-        if self.config.guild_id:
+        if self.config.shards is not None and 0 not in self.config.shards.ids:
+            pass  # the commands are the bot's, not a shard's: shard 0's process uploads them
+        elif self.config.guild_id:
             guild = discord.Object(id=self.config.guild_id)
             self.tree.copy_global_to(guild=guild)
             await self.tree.sync(guild=guild)

@@ -84,7 +84,7 @@ class Config:
         if log_level not in LOG_LEVELS:
             raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}.")
         guild = env.get("DISCORD_GUILD_ID", "").strip()
-        if guild and not guild.isdigit():
+        if guild and not _whole(guild):
             raise ConfigError("DISCORD_GUILD_ID must be a server id (a number).")
         return cls(
             token=token,
@@ -119,7 +119,7 @@ def _count(env: Mapping[str, str], name: str, default: int) -> int:
     text = env.get(name, "").strip()
     if not text:
         return default
-    if not text.isdigit():
+    if not _whole(text):
         raise ConfigError(f"{name} must be a whole number (0 or more).")
     return int(text)
 

@@ -97,3 +97,10 @@ def test_each_shard_process_has_a_heartbeat_of_its_own() -> None:
 def test_heartbeat_file_wins() -> None:
     config = _config(SHARD_COUNT="2", SHARD_IDS="1", HEARTBEAT_FILE="/run/bot.beat")
     assert config.heartbeat_path == Path("/run/bot.beat")
+
+
+@pytest.mark.parametrize(("name", "value"), [("DISCORD_GUILD_ID", "²"), ("BACKUP_KEEP", "²"),
+                                             ("BACKUP_KEEP", "٣")])
+def test_digits_int_refuses_are_a_polite_config_error(name: str, value: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        Config.from_env({"DISCORD_TOKEN": "t", name: value}, dotenv=False)

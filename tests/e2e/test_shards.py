@@ -350,6 +350,10 @@ async def test_two_shard_processes_share_one_postgresql(postgres_url: str,
             # Started together, as docker compose starts them.
             await asyncio.gather(*(shard.start() for shard in shards))
             assert sorted(s.shard for s in fake.sessions if s.connected) == [(0, 2), (1, 2)]
+            # The slash commands are the bot's, not a shard's: shard 0's process uploads them.
+            uploads = [r for r in fake.requests
+                       if r.method == "PUT" and r.path.endswith("/commands")]
+            assert len(uploads) == 1, [r.path for r in uploads]
             tables_there = await _postgresql_tables(postgres_url)
             assert tables_there >= {"games", "ledger"}, (
                 f"the bot keeps no games in PostgreSQL (tables: {sorted(tables_there)})")
