@@ -28,6 +28,7 @@ from .drawing import pictures
 from .ledger import LedgerService
 from .money import format_amount
 from .service import GameService, LiveGame, MoveOutcome, UserError
+from .shards import ShardSet
 from .storage import Storage
 from .text import EXPIRED, RESTARTING, quote, result_announcement, result_text
 from .ui import (
@@ -145,6 +146,9 @@ class SpiteBot(commands.Bot):
         from .cogs.money import MoneyCog
 
         self.storage = await Storage.open(self.config.database, self._clock)
+        # Two processes running one shard (or two unsharded ones) on one PostgreSQL would do
+        # its housekeeping twice: the second refuses to start.
+        await self.storage.claim_shards(self.config.shards or ShardSet.single())
         self.service = GameService(self.storage, computer_id=self.computer_id, clock=self._clock,
                                    seed_source=self._seed_source, shards=self.config.shards)
         self.service.listeners.append(self._on_game_change)

@@ -245,6 +245,7 @@ def _count(status: str) -> int:
 
 
 _LEDGER_LOCK = 0x5350_4954  # "SPIT": the advisory-lock namespace of the ledger
+_SHARD_LOCK = 0x5348_5244  # "SHRD": one lock per shard a process runs
 
 
 class _PgConn:
@@ -287,9 +288,11 @@ class PostgresDatabase:
 
     dialect = "postgresql"
 
-    def __init__(self, pool: Any) -> None:
+    def __init__(self, pool: Any, url: str = "") -> None:
         self._pool = pool
+        self._url = url
         self._tracer: Callable[[str], None] | None = None
+        self._held: Any = None  # the connection that holds this process's shard locks
 
     @classmethod
     async def connect(cls, url: str, settings: Mapping[str, str] | None = None
@@ -304,7 +307,7 @@ class PostgresDatabase:
             raise StorageError(
                 f"Can't connect to the PostgreSQL database ({type(exc).__name__}: {exc})."
             ) from exc
-        return cls(pool)
+        return cls(pool, url)
 
     @contextlib.asynccontextmanager
     async def connection(self) -> AsyncIterator[Conn]:
@@ -322,7 +325,29 @@ class PostgresDatabase:
                 self._tracer("COMMIT")
 
     async def close(self) -> None:
+        if self._held is not None:
+            await self._held.close()  # the shard locks go with it
+            self._held = None
         await self._pool.close()
+
+    async def hold_locks(self, keys: Iterable[int]) -> int | None:
+        """Take the session locks ``keys`` (of the shard namespace) on a connection of their
+        own, held until ``close`` (or until this process dies: the server then drops them);
+        the first key another process holds, with none taken, or ``None`` when all are."""
+        import asyncpg
+
+        if self._held is None:
+            self._held = await asyncpg.connect(self._url)
+        taken: list[int] = []
+        for key in keys:
+            if not await self._held.fetchval("SELECT pg_try_advisory_lock($1, $2)",
+                                             _SHARD_LOCK, key):
+                for done in taken:
+                    await self._held.execute("SELECT pg_advisory_unlock($1, $2)",
+                                             _SHARD_LOCK, done)
+                return key
+            taken.append(key)
+        return None
 
     async def trace(self, callback: Callable[[str], None] | None) -> None:
         self._tracer = callback

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["OwedExceeded", "StorageError"]
+__all__ = ["OwedExceeded", "ShardInUse", "StorageError"]
 
 
 class StorageError(RuntimeError):
@@ -15,3 +15,7 @@ class OwedExceeded(ValueError):
     def __init__(self, owed_cents: int) -> None:
         super().__init__(f"only {owed_cents} cents are owed")
         self.owed_cents = owed_cents
+
+
+class ShardInUse(StorageError):
+    """Another process already runs one of this process's shards on the database."""

@@ -104,3 +104,24 @@ async def test_ledger_lines_from_two_processes_add_up(pair) -> None:
     assert stats["kings"]["games"] == 24
     series = await two.money_series(G, 4, points=1000)
     assert len(series) == 24 and series[-1][1] == stats["kings"]["net_cents"]
+
+
+async def test_a_shard_runs_in_one_process_only(pair) -> None:
+    from bot.shards import ShardSet
+    from bot.storage import ShardInUse
+
+    one, two, url = pair
+    await one.claim_shards(ShardSet(2, frozenset({0, 1})))
+    await one.claim_shards(ShardSet(2, frozenset({0, 1})))  # the same process again: fine
+    with pytest.raises(ShardInUse, match="already runs shard 1"):
+        await two.claim_shards(ShardSet(2, frozenset({1})))
+    await one.close()  # its locks go with it (as with a process that dies)
+    await two.claim_shards(ShardSet(2, frozenset({1})))
+    three = await Storage.open(url)
+    try:
+        with pytest.raises(ShardInUse, match="already runs shard 1"):
+            await three.claim_shards(ShardSet(2, frozenset({0, 1})))
+        # Nothing was kept of the try: another process can take shard 0.
+        await two.claim_shards(ShardSet(2, frozenset({0})))
+    finally:
+        await three.close()

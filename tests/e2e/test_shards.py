@@ -434,3 +434,37 @@ async def test_two_shard_processes_share_one_postgresql(postgres_url: str,
         if storage is not None:
             await storage.close()
         await fake.stop()
+
+
+async def test_a_shard_already_running_is_not_started_twice(postgres_url: str,
+                                                             tmp_path: Path) -> None:
+    fake = FakeDiscord(token="shard-token-" + "t" * 40)
+    await fake.start()
+    try:
+        async with _shard_processes(fake, tmp_path, postgres_url, 2) as shards:
+            await shards[0].start()
+            # The same shard again (a second `docker compose up` of it, a typo in SHARD_IDS):
+            # it would remind, expire and claim everything twice; it says so and stops.
+            env = {k: v for k, v in os.environ.items()
+                   if not k.startswith(("DISCORD_", "SHARD_", "HEARTBEAT_"))}
+            env.update(PYTHONPATH=str(ROOT), DISCORD_TOKEN=fake.token,
+                       DISCORD_API_BASE=fake.api_base, DISCORD_GATEWAY_URL=fake.gateway_url,
+                       DATABASE=postgres_url, SHARD_COUNT="2", SHARD_IDS="0",
+                       HEARTBEAT_FILE=str(tmp_path / "second.heartbeat"))
+            second = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot", cwd=tmp_path, env=env,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            out, err = await asyncio.wait_for(second.communicate(), timeout=90)
+            assert second.returncode == 2, err.decode()[-2000:]
+            message = err.decode()
+            assert "already runs shard 0" in message and "Traceback" not in message
+            assert fake.token not in message and fake.token not in out.decode()
+            assert shards[0].connected  # the first one goes on
+            assert await shards[0].stop() == 0
+            # Gone (even by kill -9, the server drops its locks): the shard can start again.
+            await shards[0].start()
+            await shards[0].kill()
+            await shards[0].start()
+            assert await shards[0].stop() == 0
+    finally:
+        await fake.stop()
