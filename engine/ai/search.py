@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 
 from ..views import View
-from .knowledge import sample_hidden
+from .knowledge import UnseenPool
 from .planner import Candidate, Planner, Weights
 
 __all__ = ["HARD_WEIGHTS", "Searcher"]
@@ -47,6 +47,10 @@ class Searcher:
         """The chosen turn for ``view`` (whose seat is on turn)."""
         rng = random.Random(f"hard/{self.seed}/{view.turn_number}/{view.plays_this_turn}/"
                             f"{sorted(c.code for c in view.hand or ())}")
-        deals = [sample_hidden(view, rng) for _ in range(self.threat_deals)]
+        pool = UnseenPool(view)
+        # The opponent's chain to his pay-off card uses his hand and at most his draw at the
+        # start of the turn plus two refills of an emptied hand.
+        draws = 3 * view.rules.hand_size
+        deals = [pool.glimpse(rng, draws) for _ in range(self.threat_deals)]
         found = Planner(view, self.weights, self.node_limit, deals).search(keep=1)
         return found[0] if found else None
