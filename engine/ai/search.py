@@ -17,12 +17,13 @@ views give the same moves.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from ..views import View
 from .knowledge import UnseenPool
 from .planner import Candidate, Planner, Weights
 
-__all__ = ["HARD_WEIGHTS", "Searcher"]
+__all__ = ["HARD_KINGS_WEIGHTS", "HARD_WEIGHTS", "Searcher"]
 
 HARD_WEIGHTS = Weights(wild_spent=80.0, pass_cost=30.0, idle_behind=5000.0, stuck_risk=150.0)
 """The hard player's evaluation: wild cards are kept for the pay-off card, and a classic turn
@@ -30,6 +31,11 @@ ends with a discard rather than a pass unless the discard does real harm. Most c
 in a stalemate (rule 16), won by whoever has fewer pay-off cards, so the player behind never
 passes idly while it can play or discard, and ends its turn with side stacks that will still
 take a card next turn (all measured in self-play against ``normal``)."""
+
+HARD_KINGS_WEIGHTS = replace(HARD_WEIGHTS, own_reach=100.0)
+"""The hard player's evaluation in ``kings``: as in classic, and its best ways to end the turn
+are re-ranked by how often its next turn reaches the pay-off card in the sampled deals (in
+classic this did not help against ``normal``; see BENCHMARKS.md)."""
 
 
 class Searcher:
@@ -42,6 +48,7 @@ class Searcher:
         self.node_limit = node_limit
         self.threat_deals = threat_deals
         self.weights = HARD_WEIGHTS
+        self.kings_weights = HARD_KINGS_WEIGHTS
 
     def plan(self, view: View) -> Candidate | None:
         """The chosen turn for ``view`` (whose seat is on turn)."""
@@ -52,5 +59,6 @@ class Searcher:
         # start of the turn plus two refills of an emptied hand.
         draws = 3 * view.rules.hand_size
         deals = [pool.glimpse(rng, draws) for _ in range(self.threat_deals)]
-        found = Planner(view, self.weights, self.node_limit, deals).search(keep=1)
+        weights = self.kings_weights if view.rules.wild_rank else self.weights
+        found = Planner(view, weights, self.node_limit, deals).search(keep=1)
         return found[0] if found else None
