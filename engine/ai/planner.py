@@ -91,10 +91,6 @@ class Weights:
     """Times the share of sampled deals in which the player reaches his pay-off card next turn
     from where the turn leaves the centre (needs sampled deals; used to re-rank the best
     ``rerank`` ways to end the turn)."""
-    refill_reach: float = 0.0
-    """Times the share of sampled deals in which a line that empties the hand reaches the
-    pay-off card this turn with the five cards drawn (re-ranks the best ``rerank`` such lines;
-    needs ``own_reach``)."""
     own_deals: int = 16
     """How many of the sampled deals measure ``own_reach``."""
     rerank: int = 6
@@ -178,8 +174,6 @@ class Planner:
         opp_draw = max(0, rules.hand_size - view.hand_sizes[opp])
         self.own_draws = [tuple(d.stock[opp_draw:]) for d in deals[: self.w.own_deals]] \
             if self.w.own_reach else []
-        self.refill_draws = [tuple(d.stock) for d in deals[: self.w.own_deals]] \
-            if self.w.refill_reach else []
         self.potential_table = self._potential_table()
         self.idle = idle_streak(view)
         counts = view.payoff_counts
@@ -386,9 +380,6 @@ class Planner:
             ends = [c for c in found if c.kind == END][: w.rerank]
             for cand in ends:
                 cand.score += w.own_reach * self.own_reach(cand)
-            if w.refill_reach:
-                for cand in [c for c in found if c.kind == REFILL][: w.rerank]:
-                    cand.score += w.refill_reach * self.own_reach(cand, now=True)
             found.sort(key=lambda c: -c.score)
         return found[:keep]
 
@@ -459,14 +450,13 @@ class Planner:
                 mask |= 1 << start
         return mask
 
-    def own_reach(self, cand: Candidate, now: bool = False) -> float:
+    def own_reach(self, cand: Candidate) -> float:
         """The share of the sampled deals in which the viewer, next turn, reaches his pay-off
         card from where ``cand`` leaves the centre (as if the opponent changed nothing): his
         hand after the turn topped up from the stock, his side stacks, refills when it empties.
-        With ``now``, this turn instead: the hand ``cand`` empties is refilled from the stock.
         """
         card = self.payoff
-        if card is None or not (self.refill_draws if now else self.own_draws):
+        if card is None or not self.own_draws:
             return 0.0
         if self.rules.wild_rank and card.rank == self.rules.wild_rank:
             return 1.0
@@ -480,7 +470,7 @@ class Planner:
         kept = list(cand.hand)
         piles = [list(p) for p in cand.sides]
         hits = 0
-        samples = self.refill_draws if now else self.own_draws
+        samples = self.own_draws
         for draws in samples:
             n = max(0, h - len(kept))
             if self._chains(starts, goal, kept + list(draws[:n]), draws[n:], piles):

@@ -25,17 +25,20 @@ from .planner import Candidate, Planner, Weights
 
 __all__ = ["HARD_KINGS_WEIGHTS", "HARD_WEIGHTS", "Searcher"]
 
-HARD_WEIGHTS = Weights(wild_spent=80.0, pass_cost=30.0, idle_behind=5000.0, stuck_risk=150.0)
-"""The hard player's evaluation: wild cards are kept for the pay-off card, and a classic turn
-ends with a discard rather than a pass unless the discard does real harm. Most classic games end
-in a stalemate (rule 16), won by whoever has fewer pay-off cards, so the player behind never
-passes idly while it can play or discard, and ends its turn with side stacks that will still
-take a card next turn (all measured in self-play against ``normal``)."""
+HARD_WEIGHTS = Weights(threat=300.0, wild_spent=80.0, pass_cost=30.0, idle_behind=5000.0,
+                       stuck_risk=150.0)
+"""The hard player's evaluation: the opponent's chance of reaching his pay-off card, measured on
+the sampled deals, weighs about twice as much as in ``normal``'s guess from rank counts; wild
+cards are kept for the pay-off card, and a classic turn ends with a discard rather than a pass
+unless the discard does real harm. Most classic games end in a stalemate (rule 16), won by
+whoever has fewer pay-off cards, so the player behind never passes idly while it can play or
+discard, and ends its turn with side stacks that will still take a card next turn (all measured
+against ``normal``)."""
 
 HARD_KINGS_WEIGHTS = replace(HARD_WEIGHTS, own_reach=100.0)
 """The hard player's evaluation in ``kings``: as in classic, and its best ways to end the turn
-are re-ranked by how often its next turn reaches the pay-off card in the sampled deals (in
-classic this did not help against ``normal``; see BENCHMARKS.md)."""
+are re-ranked by how often its own next turn reaches its pay-off card in the sampled deals
+(``Planner.own_reach``). The measurements behind both weight sets are in BENCHMARKS.md."""
 
 
 class Searcher:
