@@ -2,12 +2,14 @@
 
 What decides most turns that cannot reach the pay-off card is what the opponent can do next: can
 he reach his pay-off card from the centre stacks left behind? The ``normal`` planner guesses that
-from rank counts. The searcher instead deals the unseen cards into the hidden places many times
-(``knowledge.sample_hidden``: the opponent's hand, the stock order, the pay-off cards below the
-tops, in the numbers the view shows), plays out in each deal the opponent's best chain of cards
-from every centre need to his pay-off card (hand, side-stack tops and wild cards, drawing five
-more when his hand empties), and plans the turn against the share of deals in which he gets
-there. Its evaluation also keeps wild cards for the pay-off card and prefers a discard to a pass.
+from rank counts. The searcher instead samples the hidden cards that question reads many times
+(``knowledge.UnseenPool.glimpse``: the opponent's hand and the next cards of the stock, dealt
+from the unseen cards as a full deal of the hidden places would deal them), plays out in each
+deal the opponent's chain of cards from every centre need to his pay-off card (hand, side-stack
+tops and wild cards, drawing five more when his hand empties), and plans the turn against the
+share of deals in which he gets there. In kings it also re-ranks its best ways to end the turn
+by the share of deals in which its own next turn reaches its pay-off card. Its evaluation keeps
+wild cards for the pay-off card and prefers a discard to a pass.
 
 The work is bounded by the number of deals and search nodes, never by a clock, and the deals
 come from a generator seeded by the player's seed and the view, so the same seed and the same
