@@ -37,10 +37,12 @@ whoever has fewer pay-off cards, so the player behind never passes idly while it
 discard, and ends its turn with side stacks that will still take a card next turn (all measured
 against ``normal``)."""
 
-HARD_KINGS_WEIGHTS = replace(HARD_WEIGHTS, own_reach=100.0)
+HARD_KINGS_WEIGHTS = replace(HARD_WEIGHTS, own_reach=100.0, played_hand=10.0)
 """The hard player's evaluation in ``kings``: as in classic, and its best ways to end the turn
 are re-ranked by how often its own next turn reaches its pay-off card in the sampled deals
-(``Planner.own_reach``). The measurements behind both weight sets are in BENCHMARKS.md."""
+(``Planner.own_reach``); each hand card played to the centre counts more (a kings turn draws
+back to five, so cards played are new cards seen). The measurements behind both weight sets
+are in BENCHMARKS.md."""
 
 
 class Searcher:
