@@ -49,10 +49,12 @@ LEVELS = ("easy", "normal", "hard")
 # What each level is like, in a player's words; the strengths are measured with
 # ``python -m engine.arena`` (a score counts a win 1 and a tie ½; see BENCHMARKS.md).
 LEVEL_CHOICES = [
-    Choice(name="easy: one sensible move at a time, no plan (gentle, instant)", value="easy"),
-    Choice(name="normal: plans each whole turn (scores ~0.85 against easy)", value="normal"),
-    Choice(name="hard: also reckons with your hidden cards (~0.64 against normal)",
-           value="hard"),
+    Choice(name="easy: plays one sensible card at a time, no plan; gentle, answers at once",
+           value="easy"),
+    Choice(name="normal: plans each whole turn; beats easy about 8 games in 10, answers at once",
+           value="normal"),
+    Choice(name="hard: plans and guesses your hidden cards; beats normal about 6 games in 10, "
+                "answers at once", value="hard"),
 ]
 
 RULE_NAMES = ("kings", "classic")

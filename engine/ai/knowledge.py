@@ -22,7 +22,9 @@ from ..rules import RuleSet
 from ..views import View
 
 __all__ = [
+    "Glimpse",
     "Hidden",
+    "UnseenPool",
     "determinize",
     "idle_streak",
     "sample_hidden",
@@ -116,6 +118,66 @@ def sample_hidden(view: View, rng: random.Random) -> Hidden:
         raise ValueError("The view's card counts do not add up to the deck.")
     below = (below_cards[: below_counts[0]], below_cards[below_counts[0]:])
     return Hidden(tuple(opp_hand), (tuple(below[0]), tuple(below[1])), tuple(stock))
+
+
+@dataclass(frozen=True, slots=True)
+class Glimpse:
+    """One guess at the hidden cards the opponent's next turn uses: his hand and the first
+    cards of the stock (what he would draw), dealt as ``sample_hidden`` would deal them."""
+
+    opponent_hand: tuple[Card, ...]
+    """The opponent's hand."""
+    stock: tuple[Card, ...]
+    """The first cards of the stock in draw order (at most the number asked for)."""
+
+
+class UnseenPool:
+    """The unseen cards of a view, counted once, to sample many glimpses from cheaply.
+
+    A glimpse draws only the cards it needs, one at a time, with the same chances as dealing
+    every unseen card with ``sample_hidden``: in classic the pay-off cards below the tops are
+    plain cards (pack A), so the hand and the stock hold the jokers and the plain cards left;
+    each next card is a joker in proportion to the jokers left, else any plain card left.
+    """
+
+    def __init__(self, view: View) -> None:
+        """Count the unseen cards of ``view`` (a player's view)."""
+        assert view.viewer is not None
+        pool = unseen_cards(view)
+        self.opp_hand_size = view.hand_sizes[1 - view.viewer]
+        self.stock_size = view.stock_size
+        below = sum(max(0, n - 1) for n in view.payoff_counts)
+        if view.rules.payoff_from_pack_a:
+            self.plain = [c for c in pool if not c.is_joker]
+            self.jokers = [c for c in pool if c.is_joker]
+        else:
+            self.plain, self.jokers = pool, []
+        # Plain cards in the hand and the stock: the others lie below the pay-off tops.
+        self.plain_free = len(self.plain) - below
+        if self.plain_free + len(self.jokers) != self.opp_hand_size + self.stock_size:
+            raise ValueError("The view's card counts do not add up to the deck.")
+
+    def glimpse(self, rng: random.Random, stock_cards: int) -> Glimpse:
+        """The opponent's hand and the first ``stock_cards`` cards of the stock (fewer when
+        the stock holds fewer)."""
+        plain = self.plain[:]
+        n_plain = len(plain)
+        free = self.plain_free
+        jokers = len(self.jokers)
+        out: list[Card] = []
+        want = self.opp_hand_size + min(stock_cards, self.stock_size)
+        rand = rng.random
+        for _ in range(want):
+            if jokers and rand() * (free + jokers) < jokers:
+                jokers -= 1
+                out.append(self.jokers[jokers])
+                continue
+            i = int(rand() * n_plain)
+            n_plain -= 1
+            out.append(plain[i])
+            plain[i] = plain[n_plain]
+            free -= 1
+        return Glimpse(tuple(out[: self.opp_hand_size]), tuple(out[self.opp_hand_size:]))
 
 
 def idle_streak(view: View) -> int:

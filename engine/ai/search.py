@@ -2,12 +2,14 @@
 
 What decides most turns that cannot reach the pay-off card is what the opponent can do next: can
 he reach his pay-off card from the centre stacks left behind? The ``normal`` planner guesses that
-from rank counts. The searcher instead deals the unseen cards into the hidden places many times
-(``knowledge.sample_hidden``: the opponent's hand, the stock order, the pay-off cards below the
-tops, in the numbers the view shows), plays out in each deal the opponent's best chain of cards
-from every centre need to his pay-off card (hand, side-stack tops and wild cards, drawing five
-more when his hand empties), and plans the turn against the share of deals in which he gets
-there. Its evaluation also keeps wild cards for the pay-off card and prefers a discard to a pass.
+from rank counts. The searcher instead samples the hidden cards that question reads many times
+(``knowledge.UnseenPool.glimpse``: the opponent's hand and the next cards of the stock, dealt
+from the unseen cards as a full deal of the hidden places would deal them), plays out in each
+deal the opponent's chain of cards from every centre need to his pay-off card (hand, side-stack
+tops and wild cards, drawing five more when his hand empties), and plans the turn against the
+share of deals in which he gets there. In kings it also re-ranks its best ways to end the turn
+by the share of deals in which its own next turn reaches its pay-off card. Its evaluation keeps
+wild cards for the pay-off card and prefers a discard to a pass.
 
 The work is bounded by the number of deals and search nodes, never by a clock, and the deals
 come from a generator seeded by the player's seed and the view, so the same seed and the same
@@ -17,19 +19,30 @@ views give the same moves.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from ..views import View
-from .knowledge import sample_hidden
+from .knowledge import UnseenPool
 from .planner import Candidate, Planner, Weights
 
-__all__ = ["HARD_WEIGHTS", "Searcher"]
+__all__ = ["HARD_KINGS_WEIGHTS", "HARD_WEIGHTS", "Searcher"]
 
-HARD_WEIGHTS = Weights(wild_spent=80.0, pass_cost=30.0, idle_behind=5000.0, stuck_risk=150.0)
-"""The hard player's evaluation: wild cards are kept for the pay-off card, and a classic turn
-ends with a discard rather than a pass unless the discard does real harm. Most classic games end
-in a stalemate (rule 16), won by whoever has fewer pay-off cards, so the player behind never
-passes idly while it can play or discard, and ends its turn with side stacks that will still
-take a card next turn (all measured in self-play against ``normal``)."""
+HARD_WEIGHTS = Weights(threat=300.0, wild_spent=80.0, pass_cost=30.0, idle_behind=5000.0,
+                       stuck_risk=150.0)
+"""The hard player's evaluation: the opponent's chance of reaching his pay-off card, measured on
+the sampled deals, weighs about twice as much as in ``normal``'s guess from rank counts; wild
+cards are kept for the pay-off card, and a classic turn ends with a discard rather than a pass
+unless the discard does real harm. Most classic games end in a stalemate (rule 16), won by
+whoever has fewer pay-off cards, so the player behind never passes idly while it can play or
+discard, and ends its turn with side stacks that will still take a card next turn (all measured
+against ``normal``)."""
+
+HARD_KINGS_WEIGHTS = replace(HARD_WEIGHTS, own_reach=100.0, played_hand=10.0)
+"""The hard player's evaluation in ``kings``: as in classic, and its best ways to end the turn
+are re-ranked by how often its own next turn reaches its pay-off card in the sampled deals
+(``Planner.own_reach``); each hand card played to the centre counts more (a kings turn draws
+back to five, so cards played are new cards seen). The measurements behind both weight sets
+are in BENCHMARKS.md."""
 
 
 class Searcher:
@@ -42,11 +55,17 @@ class Searcher:
         self.node_limit = node_limit
         self.threat_deals = threat_deals
         self.weights = HARD_WEIGHTS
+        self.kings_weights = HARD_KINGS_WEIGHTS
 
     def plan(self, view: View) -> Candidate | None:
         """The chosen turn for ``view`` (whose seat is on turn)."""
         rng = random.Random(f"hard/{self.seed}/{view.turn_number}/{view.plays_this_turn}/"
                             f"{sorted(c.code for c in view.hand or ())}")
-        deals = [sample_hidden(view, rng) for _ in range(self.threat_deals)]
-        found = Planner(view, self.weights, self.node_limit, deals).search(keep=1)
+        pool = UnseenPool(view)
+        # The opponent's chain to his pay-off card uses his hand and at most his draw at the
+        # start of the turn plus two refills of an emptied hand.
+        draws = 3 * view.rules.hand_size
+        deals = [pool.glimpse(rng, draws) for _ in range(self.threat_deals)]
+        weights = self.kings_weights if view.rules.wild_rank else self.weights
+        found = Planner(view, weights, self.node_limit, deals).search(keep=1)
         return found[0] if found else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import random
 from collections import Counter
@@ -9,8 +10,8 @@ from collections import Counter
 import pytest
 
 from engine import CLASSIC, KINGS, PASS, Game, Match, Move, RuleSet, View, full_deck
-from engine.ai.knowledge import determinize, sample_hidden, unseen_cards
-from engine.ai.planner import Planner
+from engine.ai.knowledge import UnseenPool, determinize, sample_hidden, unseen_cards
+from engine.ai.planner import Candidate, Planner
 from engine.ai.search import HARD_WEIGHTS
 from engine.arena import play_game
 from engine.cards import Card
@@ -267,3 +268,49 @@ def test_players_read_what_a_side_stack_joker_stands_for_from_the_view() -> None
     assert side_masks(CLASSIC, view.sides[0][0]) == [1 << 3, (1 << 3) | (1 << 2)]
     assert determinize(view, random.Random(1)).side_masks[0][0] == [1 << 3, 1 << 3]
     assert Planner(view).masks0[0] == [1 << 3, 1 << 3]
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: r.name)
+def test_a_glimpse_deals_unseen_cards_as_a_full_deal_would(rules: RuleSet) -> None:
+    # The hard player samples only the opponent's hand and the top of the stock: the cards come
+    # from the unseen ones, in the numbers the view shows, and in classic (pay-off piles from
+    # pack A, so jokers lie only in hands and the stock) a joker turns up in the opponent's hand
+    # as often as in full deals.
+    game, _ = Game.new(rules, 8)
+    driver = make_player("easy", 1)
+    for _ in range(60):
+        game.play(driver.choose(game.view(game.turn)))
+    view = game.view(game.turn)
+    opp = 1 - game.turn
+    pool = UnseenPool(view)
+    unseen = Counter(unseen_cards(view))
+    rng = random.Random(5)
+    for _ in range(50):
+        glimpse = pool.glimpse(rng, 15)
+        assert len(glimpse.opponent_hand) == view.hand_sizes[opp]
+        assert len(glimpse.stock) == min(15, view.stock_size)
+        assert not Counter(glimpse.opponent_hand + glimpse.stock) - unseen
+    if rules.payoff_from_pack_a:
+        n = 3000
+        full = sum(sum(c.is_joker for c in sample_hidden(view, rng).opponent_hand)
+                   for _ in range(n)) / n
+        quick = sum(sum(c.is_joker for c in pool.glimpse(rng, 0).opponent_hand)
+                    for _ in range(n)) / n
+        assert full > 0 and abs(full - quick) < 0.1 * full
+
+
+def test_own_reach_counts_the_deals_in_which_the_next_turn_reaches_the_pay_off_card() -> None:
+    # Pay-off 6, a centre stack needs a 4: the 4 and the 5 kept in the hand reach it whatever
+    # is drawn; with only the 4 kept, it takes a 5 (or a King) among the cards drawn.
+    game = lay(KINGS, payoffs=["9C 6H", "9D 9D"], hands=["4S 5D", "2C 2C 2D 2H 2S"],
+               centre=["AS 2D 3C", "", ""], stock="7C 7D 7H 7S 8C 8D 8H 8S 9H 9S JC JD")
+    view = game.view(0)
+    weights = dataclasses.replace(HARD_WEIGHTS, own_reach=100.0)
+    deals = [UnseenPool(view).glimpse(random.Random(k), 15) for k in range(weights.own_deals)]
+    planner = Planner(view, weights, deals=deals)
+    both = Candidate(0.0, (), "end", None, (4, 1, 1), tuple(view.hand or ()), ((),) * 4)
+    assert planner.own_reach(both) == 1.0
+    one = Candidate(0.0, (), "end", None, (4, 1, 1), (Card.parse("4S"),), ((),) * 4)
+    assert 0.0 < planner.own_reach(one) < 1.0
+    far = Candidate(0.0, (), "end", None, (8, 1, 1), (), ((),) * 4)
+    assert planner.own_reach(far) < planner.own_reach(one)
