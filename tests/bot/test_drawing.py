@@ -20,7 +20,9 @@ from engine import View
 
 @pytest.fixture
 async def pool() -> AsyncIterator[Pictures]:
-    pictures = Pictures(workers=1)
+    # One drawing handed out at a time, so that one drawing under way holds the queue (the
+    # order of the queue is the same whatever the capacity).
+    pictures = Pictures(workers=1, in_flight=1)
     yield pictures
     await asyncio.to_thread(pictures.close)
 
@@ -147,3 +149,30 @@ async def test_a_drawing_given_up_as_its_turn_comes_leaves_no_trace(pool: Pictur
     await asyncio.gather(holder, hand, return_exceptions=True)
     assert hand.cancelled() and pool.queued == 0 and pool._drawing == 0
     assert await pool.hand(mine, info) == render_hand(mine, info)
+
+
+async def test_each_worker_is_handed_the_next_drawing_before_it_is_free(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    pictures = Pictures(workers=1)
+    assert pictures.capacity == drawing.IN_FLIGHT == 2
+    started: list[str] = []
+    release = asyncio.Event()
+
+    async def run(draw: Any, view: View, info: BoardInfo) -> bytes:
+        started.append(draw.__name__)
+        await release.wait()
+        return b""
+
+    monkeypatch.setattr(pictures, "_run", run)
+    public, mine, info = _position()
+    tasks = [asyncio.create_task(pictures.board(lambda: (public, info))),
+             asyncio.create_task(pictures.board(lambda: (public, info))),
+             asyncio.create_task(pictures.hand(mine, info))]
+    for _ in range(3):
+        await asyncio.sleep(0)
+    # Two boards handed out (one drawn, one waiting in the worker's queue), the hand waits
+    # here and goes next.
+    assert started == ["render_board", "render_board"] and pictures.queued == 1
+    release.set()
+    await asyncio.gather(*tasks)
+    assert started == ["render_board", "render_board", "render_hand"]
