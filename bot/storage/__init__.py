@@ -25,7 +25,7 @@ from ..shards import ShardSet
 from . import copy, migrations_postgres, migrations_sqlite
 from .base import Records
 from .challenges import ChallengeRecords
-from .db import Database, PostgresDatabase, is_postgres_url, open_database, sqlite_path
+from .db import Database, is_postgres_url, open_database, sqlite_path
 from .errors import ShardInUse
 from .games import GameRecords
 from .ledger import LedgerRecords
@@ -88,13 +88,12 @@ class Storage(SettingsRecords, ChallengeRecords, GameRecords, LedgerRecords, Rec
         housekeeping twice): PostgreSQL holds a lock per shard for as long as this storage is
         open, or the process lives. Raises ``ShardInUse`` naming a shard already taken. (On
         SQLite one process is all there is: ``dblock`` sees to it.)"""
-        if isinstance(self._db, PostgresDatabase):
-            taken = await self._db.hold_locks(sorted(shards.ids))
-            if taken is not None:
-                raise ShardInUse(
-                    f"Another bot process already runs shard {taken} on this database. Run "
-                    f"each shard (0 to {shards.count - 1}) in exactly one process: stop the "
-                    "other one, or fix SHARD_IDS.")
+        taken = await self._db.hold_locks(sorted(shards.ids))
+        if taken is not None:
+            raise ShardInUse(
+                f"Another bot process already runs shard {taken} on this database. Run "
+                f"each shard (0 to {shards.count - 1}) in exactly one process: stop the "
+                "other one, or fix SHARD_IDS.")
 
     async def trace(self, callback: Callable[[str], None] | None) -> None:
         """For benchmarks: call ``callback`` with each SQL statement sent from now on (one per

@@ -92,6 +92,11 @@ class Database(Protocol):
         """Call ``callback`` with each statement sent from now on (``None``: stop)."""
         ...
 
+    async def hold_locks(self, keys: Iterable[int]) -> int | None:
+        """Hold this process's shard locks ``keys`` while the database is open; the first key
+        another process holds (none are then taken), or ``None``."""
+        ...
+
 
 def is_postgres_url(database: str) -> bool:
     """Whether ``DATABASE`` names a PostgreSQL server rather than a SQLite file."""
@@ -154,11 +159,10 @@ class SqliteDatabase:
 
     dialect = "sqlite"
 
-    def __init__(self, db: aiosqlite.Connection, path: str) -> None:
+    def __init__(self, db: aiosqlite.Connection) -> None:
         self._db = db
         self._conn = _SqliteConn(db)
         self._lock = asyncio.Lock()
-        self.path = path
 
     @classmethod
     async def connect(cls, path: str) -> SqliteDatabase:
@@ -177,7 +181,7 @@ class SqliteDatabase:
         except BaseException:
             await db.close()
             raise
-        return cls(db, path)
+        return cls(db)
 
     @contextlib.asynccontextmanager
     async def connection(self) -> AsyncIterator[Conn]:
@@ -198,6 +202,9 @@ class SqliteDatabase:
     async def close(self) -> None:
         async with self._lock:
             await self._db.close()
+
+    async def hold_locks(self, keys: Iterable[int]) -> int | None:
+        return None  # one process per SQLite file: dblock sees to it
 
     async def trace(self, callback: Callable[[str], None] | None) -> None:
         # sqlite3's own hook: every statement SQLite runs, one per row of an executemany.
