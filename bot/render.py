@@ -20,13 +20,15 @@ of it holding the interpreter lock: the bot has it done in another process (``bo
 
 from __future__ import annotations
 
-import io
+import struct
 import threading
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from isal import isal_zlib
 from PIL import Image, ImageDraw, ImageFont
 
 from engine import Card, CentreStackView, EndReason, Move, Result, RuleSet, Source, Target, View
@@ -147,12 +149,35 @@ def _build_palette() -> Image.Image:
 _PALETTE = _build_palette()
 
 
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + \
+        struct.pack(">I", zlib.crc32(data, zlib.crc32(kind)))
+
+
+_PLTE = _chunk(b"PLTE", bytes(_PALETTE.getpalette() or ()))
+
+
 def _png(image: Image.Image) -> bytes:
-    out = io.BytesIO()
-    # zlib level 3: measured on boards, 4x faster than the default 6 for some 25% more bytes
-    # (about 60 KB a board), and far below Discord's limits.
-    image.quantize(palette=_PALETTE, dither=Image.Dither.NONE).save(out, "PNG", compress_level=3)
-    return out.getvalue()
+    """``image`` mapped to the fixed palette and saved as an 8-bit PNG.
+
+    The PNG is written here rather than by Pillow so that its pixels are deflated by ISA-L
+    (``isal``), some six times faster than zlib at any level and a little smaller than zlib's
+    level 1 (a board: 0.45 ms instead of 2.8 ms, ~58 KB): encoding was half the time of a
+    picture. A palette image needs no row filter (the PNG specification advises none), so each
+    row is its filter byte 0 and the palette indices: the picture is pasted one pixel right
+    into a canvas whose first column is 0, and its bytes are the rows as PNG wants them.
+    """
+    quantized = image.quantize(palette=_PALETTE, dither=Image.Dither.NONE)
+    width, height = quantized.size
+    rows = Image.new("P", (width + 1, height), 0)
+    rows.paste(quantized, (1, 0))
+    header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8-bit, palette colour
+    return b"".join((_PNG_SIGNATURE, _chunk(b"IHDR", header), _PLTE,
+                     _chunk(b"IDAT", isal_zlib.compress(rows.tobytes(), 1)),
+                     _chunk(b"IEND", b"")))
 
 
 # ----------------------------------------------------------------------------- fonts and text
@@ -488,17 +513,21 @@ def render_board(view: View, info: BoardInfo) -> bytes:
     the game is over. It reads only the public facts of ``view`` (never the hand or the legal
     moves), so a player's view and the public view give byte-identical PNGs.
     """
-    pub = _Public.of(view)
+    with _DRAWING:
+        board = _draw_board(_Public.of(view), info)
+    return _png(board)
+
+
+def _draw_board(pub: _Public, info: BoardInfo) -> Image.Image:
     result = pub.result
     lit = tuple(result.winner == seat if result is not None else pub.turn == seat
                 for seat in (0, 1))
-    with _DRAWING:
-        board = _board_base(len(pub.centre), lit[0], lit[1], result is not None)
-        _draw_header(board, pub, info)
-        _draw_centre_row(board, pub, info)
-        for seat in (0, 1):
-            _draw_panel(board, pub, info, seat, _MARGIN + seat * (_PANEL_W + _MARGIN // 2))
-    return _png(board)
+    board = _board_base(len(pub.centre), lit[0], lit[1], result is not None)
+    _draw_header(board, pub, info)
+    _draw_centre_row(board, pub, info)
+    for seat in (0, 1):
+        _draw_panel(board, pub, info, seat, _MARGIN + seat * (_PANEL_W + _MARGIN // 2))
+    return board
 
 
 def _centre_x(i: int) -> int:

@@ -319,3 +319,28 @@ def test_the_joker_in_last_moves_is_written_as_a_word(drawn: dict[str, list[str]
     render_board(long_stacks().public_view(), info)
     assert "Ann: Joker as 5 from hand → centre 1" in " ".join(drawn["texts"])
     assert not any("🃏" in t for t in drawn["texts"])
+
+
+def test_the_png_holds_the_picture_mapped_to_the_palette(
+        cases: list[tuple[View, View, BoardInfo]]) -> None:
+    # The PNG is written by render._png, not by Pillow: Pillow must read back exactly the
+    # drawn picture, each pixel its nearest palette colour, and nearly the colours drawn.
+    for pub, mine, info in cases[::8]:
+        for drawn, png in ((render._draw_board(render._Public.of(pub), info),
+                            render_board(pub, info)),
+                           (render._draw_hand(mine, info), render_hand(mine, info))):
+            back = open_png(png, drawn.size).convert("RGB")
+            mapped = drawn.quantize(palette=render._PALETTE, dither=Image.Dither.NONE)
+            assert back.tobytes() == mapped.convert("RGB").tobytes()
+            diff = ImageChops.difference(back, drawn).convert("L").histogram()
+            assert sum(level * n for level, n in enumerate(diff)) / sum(diff) < 4.0  # of 255
+
+
+@pytest.mark.parametrize("size", [(1, 1), (3, 2), (2, 5)])
+def test_tiny_pictures_make_valid_pngs(size: tuple[int, int]) -> None:
+    picture = Image.new("RGB", size, (205, 20, 36))
+    picture.putpixel((0, 0), (255, 255, 255))
+    back = open_png(render._png(picture), size).convert("RGB")
+    assert back.getpixel((0, 0)) == (255, 255, 255)
+    assert back.getpixel((size[0] - 1, size[1] - 1)) == ((205, 20, 36) if size != (1, 1)
+                                                         else (255, 255, 255))
