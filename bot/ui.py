@@ -307,9 +307,11 @@ class SourceSelect(
         if not values:
             raise UserError("Choose a card from the menu.")
         stale = self.version != live.version
+        # Not stale, the message already shows this hand's picture: it is kept, not sent again.
         payload = await hand_payload(
             bot, live, interaction.user.id, selected=None if stale else values[0],
             note="The game has moved on; here is your hand as it is now." if stale else None,
+            picture=stale,
         )
         await interaction.edit_original_response(**_as_edit(payload))
 
@@ -398,10 +400,12 @@ def _done_note(outcome: MoveOutcome) -> str:
 
 
 def _as_edit(payload: dict[str, Any]) -> dict[str, Any]:
-    # A message edit takes ``attachments`` (the new file replaces the old image).
+    # A message edit takes ``attachments`` (the new file replaces the old image); without a
+    # file the message keeps its image.
     out = dict(payload)
     file = out.pop("file", None)
-    out["attachments"] = [file] if file is not None else []
+    if file is not None:
+        out["attachments"] = [file]
     return out
 
 
@@ -439,13 +443,13 @@ async def _hand_picture(facts: GameFacts, info: BoardInfo) -> bytes:
 
 async def hand_payload(
     bot: Host, live: LiveGame, user_id: int, *, selected: str | None = None,
-    note: str | None = None,
+    note: str | None = None, picture: bool = True,
 ) -> dict[str, Any]:
     """The private hand message: image, text and the controls to move. The picture is drawn
-    once per game, version and seat (clicks that show the same hand again reuse it)."""
+    once per game, version and seat (clicks that show the same hand again reuse it); with
+    ``picture=False`` there is none, for an edit of a message that shows it already."""
     facts = bot.service.facts(live, user_id)  # the user's view, never the game itself
     view = facts.view
-    png = await _hand_picture(facts, board_info(facts))
     lines = [note] if note else []
     lines.append(hand_text(view))
     controls = discord.ui.View(timeout=None)
@@ -481,8 +485,11 @@ async def hand_payload(
             if pass_move is not None:
                 controls.add_item(MoveButton(live.id, live.version, "pass", "Pass (end turn)",
                                              discord.ButtonStyle.secondary))
-    file = discord.File(io.BytesIO(png), filename="hand.png")
-    return {"content": clip("\n".join(lines), MAX_MESSAGE), "file": file, "view": controls}
+    payload: dict[str, Any] = {"content": clip("\n".join(lines), MAX_MESSAGE), "view": controls}
+    if picture:
+        png = await _hand_picture(facts, board_info(facts))
+        payload["file"] = discord.File(io.BytesIO(png), filename="hand.png")
+    return payload
 
 
 async def answer_stale_click(interaction: Interaction) -> bool:

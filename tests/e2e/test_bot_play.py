@@ -457,3 +457,31 @@ async def test_rules_help_games_and_board(world: World, no_error_logs) -> None:
 
 def test_latency_summary_helper() -> None:
     assert statistics.median([1, 2, 3]) == 2
+
+
+async def test_choosing_a_card_keeps_the_hand_picture_and_a_move_sends_a_new_one(
+        world: World, no_error_logs) -> None:
+    await start_challenge(world, "kings")
+    live = live_game(world)
+    user = world.alice if live.on_turn == world.alice.id else world.bob
+    message = await hand(world, user)
+    shown = [a.id for a in message.attachments]
+    assert len(shown) == 1
+    options = select_options(message)
+    token, targets = options[0]["value"], option_targets(options[0])
+    src_id = next(c for c in message.custom_ids() if c.startswith("sm:src:"))
+    await (await world.fake.select(user, message, src_id, [token])).settled()
+    assert "Move" in message.content and [a.id for a in message.attachments] == shown, \
+        "the same picture, not sent again"
+    again = await hand(world, user)  # a second hand message, its menu for this version
+    move_id = next(c for c in message.custom_ids() if c.endswith(f":{token}>{targets[0]}"))
+    await (await world.fake.click(user, message, move_id)).settled()
+    assert message.content.startswith("✅"), message.content
+    assert len(message.attachments) == 1 and message.attachments[0].id not in shown
+
+    # A card chosen from the menu of a hand the game has moved past: the hand as it is now,
+    # with its new picture.
+    before = [a.id for a in again.attachments]
+    await (await world.fake.select(user, again, src_id, [token])).settled()
+    assert "moved on" in again.content, again.content
+    assert len(again.attachments) == 1 and again.attachments[0].id not in before
