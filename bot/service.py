@@ -201,6 +201,9 @@ class GameService:
         self.computer_id = computer_id
         self.clock = clock
         self._live: dict[int, LiveGame] = {}
+        # The ids of each player's games in ``_live``, so that finding a player's game does not
+        # look through every game in memory (a thousand of them on a busy bot).
+        self._games_of: dict[int, set[int]] = {}
         self._locks: dict[int, asyncio.Lock] = {}
         self._challenge_locks: dict[int, asyncio.Lock] = {}
         self.listeners: list[Listener] = []
@@ -417,8 +420,24 @@ class GameService:
         if cached is not None:
             return cached
         live = _live_from_row(row)
-        self._live[game_id] = live
+        self._keep(live)
         return live
+
+    def _keep(self, live: LiveGame) -> None:
+        self._live[live.id] = live
+        for user_id in live.players:
+            self._games_of.setdefault(user_id, set()).add(live.id)
+
+    def _drop(self, game_id: int) -> None:
+        live = self._live.pop(game_id, None)
+        if live is None:
+            return
+        for user_id in live.players:
+            ids = self._games_of.get(user_id)
+            if ids is not None:
+                ids.discard(game_id)
+                if not ids:
+                    del self._games_of[user_id]
 
     async def game(self, game_id: int) -> LiveGame:
         """The game, from memory or the database."""
@@ -443,9 +462,9 @@ class GameService:
         # Once every active game is in memory (``active_games`` loads them at start-up; a new
         # one is loaded as it begins), the usual case needs no database: autocomplete and the
         # commands answer without waiting on it.
-        games = sorted((g for g in self._live.values()
-                        if not g.finished and g.seat_of(user_id) is not None
-                        and channel_id in (g.channel_id, g.thread_id)),
+        mine = (self._live[gid] for gid in self._games_of.get(user_id, ()))
+        games = sorted((g for g in mine
+                        if not g.finished and channel_id in (g.channel_id, g.thread_id)),
                        key=lambda g: g.id, reverse=True) if self._all_active_loaded else []
         if not games:
             rows = await self.storage.user_games(user_id, channel_id=channel_id)
@@ -603,7 +622,7 @@ class GameService:
         if not saved:
             # The in-memory match is ahead of the database: drop it, so the next access
             # reloads what was really saved.
-            self._live.pop(live.id, None)
+            self._drop(live.id)
             raise UserError("Sorry, that move couldn't be saved, so it didn't happen. "
                             "Please try again.")
         live.version = new_version
@@ -706,7 +725,7 @@ class GameService:
         done = [gid for gid, live in self._live.items()
                 if live.finished and not self.lock(gid).locked()]
         for gid in done:
-            self._live.pop(gid, None)
+            self._drop(gid)
             self._locks.pop(gid, None)
             self._players.pop(gid, None)
         for cid in [c for c, lock in self._challenge_locks.items() if not lock.locked()]:

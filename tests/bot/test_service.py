@@ -205,6 +205,35 @@ async def test_finished_games_are_forgotten_from_memory_but_kept(env) -> None:
     assert again.match.to_dict() == live.match.to_dict()
 
 
+async def test_a_players_game_is_found_among_many_in_memory(env) -> None:
+    service, _, _ = env
+    # Games of other players in the same channel, and Ann's own in other channels.
+    for n in range(6):
+        row = await service.challenge(guild_id=1, channel_id=10, challenger_id=1000 + n,
+                                      opponent_id=2000 + n, opponent_is_bot=False,
+                                      rules_name="kings")
+        await service.accept(row.id, 2000 + n)
+    elsewhere = await service.challenge(guild_id=1, channel_id=11, challenger_id=ANN,
+                                        opponent_id=CAROL, opponent_is_bot=False,
+                                        rules_name="kings")
+    _, other = await service.accept(elsewhere.id, CAROL)
+    first = await _challenge(service)
+    await service.active_games()  # from now on lookups are answered from memory
+    assert await service.find_game(ANN, 10) is first
+    assert await service.find_game(BOB, 10) is first
+    assert await service.find_game(ANN, 11) is other
+    with pytest.raises(UserError, match="no game going"):
+        await service.find_game(CAROL, 10)
+    # A finished game, forgotten, is found no more; the newer one in the channel is.
+    await service.resign(first.id, ANN)
+    service.forget_finished()
+    with pytest.raises(UserError, match="no game going"):
+        await service.find_game(ANN, 10)
+    second = await _challenge(service)
+    assert await service.find_game(BOB, 10) is second
+    assert await service.find_game(ANN, 11) is other
+
+
 async def test_a_load_during_a_move_never_rolls_the_cached_game_back(env, monkeypatch) -> None:
     # After a restart nothing is cached: a hand shown (a load outside the game's lock) reads
     # the row, a move is made and saved meanwhile, and only then does the load finish.
