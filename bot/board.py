@@ -86,6 +86,11 @@ class BoardPublisher:
         finally:
             self._pending.pop(game_id, None)
 
+    @property
+    def pending(self) -> int:
+        """Board updates requested and not yet drawn."""
+        return len(self._pending)
+
     async def flush(self) -> None:
         """Wait until every requested board update is drawn (used on shutdown and in tests)."""
         while self._pending:

@@ -48,6 +48,11 @@ __all__ = ["ShardedSpiteBot", "SpiteBot", "SpiteTree", "apply_endpoints", "new_b
 log = logging.getLogger(__name__)
 
 INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-")
+
+STOP_SECONDS = 8.0
+"""How long a clean stop waits, in all, for running interactions and pending boards: Docker
+kills a container 10 s after its SIGTERM unless told otherwise. A board not drawn by then is
+drawn at the next start (``BoardPublisher.repair_boards``), so only a moment is lost."""
 """Names of the tasks discord.py runs interaction handlers in (awaited when stopping)."""
 
 
@@ -186,22 +191,35 @@ class SpiteBot(commands.Bot):
 
     async def _stop(self) -> None:
         log.info("stopping: finishing what is running")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STOP_SECONDS
+
+        def left(at_most: float) -> float:
+            return max(0.1, min(at_most, deadline - loop.time()))
+
         owned = [t for t in (self._ticker, *self._computer_tasks.values(), *self._tasks) if t]
         for task in owned:
             task.cancel()
         await asyncio.gather(*owned, return_exceptions=True)
-        await self._wait_for_interactions(timeout=10)
+        # A player waits for each running interaction; boards come after them.
+        await self._wait_for_interactions(timeout=left(STOP_SECONDS * 0.6))
         if hasattr(self, "boards"):
-            try:
-                await asyncio.wait_for(self.boards.flush(), timeout=15)
-            except Exception:
-                log.exception("some board updates could not be drawn before stopping")
+            flush = asyncio.ensure_future(self.boards.flush())
+            await asyncio.wait({flush}, timeout=left(STOP_SECONDS))
+            if not flush.done():
+                log.warning("%d board updates were not drawn before stopping; they are drawn "
+                            "at the next start", self.boards.pending)
+                flush.cancel()  # and with it the drawings under way
+                await asyncio.gather(flush, return_exceptions=True)
+            elif flush.exception() is not None:
+                log.error("some board updates could not be drawn before stopping",
+                          exc_info=flush.exception())
         await super().close()
         # Anything that slipped in before the gateway closed can't reach Discord any more;
         # let it finish (or fail) before the database goes.
-        await self._wait_for_interactions(timeout=5)
+        await self._wait_for_interactions(timeout=1)
         if self._tasks:  # e.g. a rating update scheduled by the last moves
-            await asyncio.wait(list(self._tasks), timeout=10)
+            await asyncio.wait(list(self._tasks), timeout=1)
         await asyncio.to_thread(pictures.close)  # the drawing processes
         if hasattr(self, "storage"):
             await self.storage.close()

@@ -248,3 +248,29 @@ async def test_the_running_bot_keeps_a_heartbeat_for_the_health_check(world: Wor
     await world.fake.wait_for(lambda: config.heartbeat_path.exists(), timeout=10,
                               description="the first heartbeat")
     assert health(config) == 0
+
+
+async def test_a_stop_waits_for_late_boards_no_longer_than_its_budget(
+        world: World, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    # Under a backlog of boards a stop must still end before Docker kills the container: the
+    # boards left are drawn at the next start.
+    import bot.client
+
+    await start_challenge(world, "kings")
+    assert world.bot is not None
+    bot_ = world.bot
+    monkeypatch.setattr(bot.client, "STOP_SECONDS", 1.0)
+    stuck = asyncio.Event()
+
+    async def never_drawn(game_id: int, **_: Any) -> None:
+        await stuck.wait()
+
+    monkeypatch.setattr(bot_.boards, "publish", never_drawn)
+    bot_.boards.request(live_game(world).id)
+    assert bot_.boards.pending == 1
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await asyncio.wait_for(bot_.close(), timeout=10)
+    assert loop.time() - started < 3
+    assert "1 board updates were not drawn before stopping" in caplog.text
+    await world.stop()
