@@ -20,6 +20,7 @@ to the bot, which still draws the pending boards as it stops.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import pickle
 import signal
@@ -35,6 +36,9 @@ from .render import BoardInfo, render_board, render_hand
 DRAWINGS: dict[str, Callable[[View, BoardInfo], bytes]] = {
     "render_board": render_board, "render_hand": render_hand}
 """What the bot may ask for, by name."""
+
+PIPE_SIZE = 1 << 20
+"""Bytes the pipe of answers may hold (Linux's limit for an unprivileged process)."""
 
 HEADER = 4
 """Bytes of the length before each message."""
@@ -80,6 +84,12 @@ def main() -> None:
     # The answers keep stdout's pipe to themselves: whatever else is printed (a library's
     # warning) goes to stderr instead of into the middle of a picture.
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    # Room in the pipe for several pictures (the usual 64 KB holds about one board): the bot
+    # reads them on its event loop, and while that is busy with interactions the worker goes
+    # on drawing instead of waiting to hand over the last picture. (Linux; elsewhere, or above
+    # the system's limit, the pipe keeps its size.)
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(answers.fileno(), fcntl.F_SETPIPE_SZ, PIPE_SIZE)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     try:
         while (request := read_message(requests)) is not None:
