@@ -196,7 +196,7 @@ async def _through_pool(cases: Sequence[tuple[View, View, BoardInfo]]
                 sizes.append(len(png))
             out.append((times[0], times[1:], sizes[1:]))
         finally:
-            await asyncio.to_thread(pictures.close)
+            await pictures.close()
     return out
 
 

@@ -220,7 +220,7 @@ class SpiteBot(commands.Bot):
         await self._wait_for_interactions(timeout=1)
         if self._tasks:  # e.g. a rating update scheduled by the last moves
             await asyncio.wait(list(self._tasks), timeout=1)
-        await asyncio.to_thread(pictures.close)  # the drawing processes
+        await pictures.close()  # the drawing processes
         if hasattr(self, "storage"):
             await self.storage.close()
         log.info("stopped")

@@ -1,12 +1,21 @@
 """Pictures drawn in worker processes: the same bytes as drawn in the bot's process, hands
-before boards (but no board kept waiting for ever), and a pool that survives a dead worker."""
+before boards (but no board kept waiting for ever), workers that survive a dead one, and no
+process left behind: none after ``close``, none after the bot's own end, and no helper process
+beside the workers (``multiprocessing``'s resource tracker)."""
 
 from __future__ import annotations
 
 import asyncio
+import io
+import logging
 import os
+import pickle
 import signal
+import subprocess
+import sys
+import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +23,7 @@ import pytest
 from bot import drawing
 from bot.bench import positions
 from bot.drawing import Pictures
+from bot.drawing_worker import frame, read_message
 from bot.render import BoardInfo, render_board, render_hand
 from engine import View
 
@@ -24,7 +34,7 @@ async def pool() -> AsyncIterator[Pictures]:
     # order of the queue is the same whatever the capacity).
     pictures = Pictures(workers=1, in_flight=1)
     yield pictures
-    await asyncio.to_thread(pictures.close)
+    await pictures.close()
 
 
 def _position() -> tuple[View, View, BoardInfo]:
@@ -124,7 +134,7 @@ async def test_closed_workers_start_again_when_needed(pool: Pictures) -> None:
     public, _, info = _position()
     await pool.board(lambda: (public, info))
     (pid,) = pool.pids()
-    await asyncio.to_thread(pool.close)
+    await pool.close()
     assert pool.pids() == []
     assert await pool.board(lambda: (public, info)) == render_board(public, info)
     assert pool.pids() != [pid]
@@ -176,3 +186,132 @@ async def test_each_worker_is_handed_the_next_drawing_before_it_is_free(
     release.set()
     await asyncio.gather(*tasks)
     assert started == ["render_board", "render_board", "render_hand"]
+
+
+def _children() -> dict[int, str]:
+    """This process's child processes (zombies included) and their command lines."""
+    me = str(os.getpid())
+    out = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:  # gone meanwhile
+            continue
+        if stat[stat.rindex(")") + 2:].split()[1] == me:
+            out[int(entry.name)] = cmdline
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2:].split()[0] != "Z"
+
+
+async def test_a_worker_killed_mid_drawing_is_replaced_and_the_drawings_come_back(
+        caplog: pytest.LogCaptureFixture) -> None:
+    pictures = Pictures(workers=1)
+    cases = positions(12, seed=9)
+    try:
+        tasks = [asyncio.create_task(pictures.hand(mine, info)) for _, mine, info in cases]
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        (pid,) = pictures.pids()
+        assert len(done) < len(tasks)  # the rest are under way or waiting
+        with caplog.at_level(logging.WARNING, logger="bot.drawing"):
+            os.kill(pid, signal.SIGKILL)
+            drawn = await asyncio.gather(*tasks)
+        assert drawn == [render_hand(mine, info) for _, mine, info in cases]
+        assert pictures.pids() and pid not in pictures.pids()
+        assert f"drawing process {pid} stopped unexpectedly" in caplog.text
+        # Nothing of what was drawn is logged: not even the players' names.
+        assert not any(name in caplog.text for name in cases[0][2].names)
+    finally:
+        await pictures.close()
+
+
+async def test_close_leaves_no_process_and_none_but_the_workers_start(pool: Pictures) -> None:
+    public, mine, info = _position()
+    before = _children()  # whatever other tests left running is not the pool's
+    await pool.board(lambda: (public, info))
+    await pool.hand(mine, info)
+    (pid,) = pool.pids()
+    # The workers are the only processes started: no resource tracker, no other helper.
+    started = {child: cmdline for child, cmdline in _children().items() if child not in before}
+    assert list(started) == [pid] and "bot.drawing_worker" in started[pid]
+    assert not any("resource_tracker" in cmdline for cmdline in _children().values())
+    await pool.close()
+    assert pool.pids() == [] and _children().keys() <= before.keys()
+    assert not _running(pid)
+
+
+async def test_close_lets_the_drawings_handed_over_finish(pool: Pictures) -> None:
+    _, mine, info = _position()
+    drawing = asyncio.create_task(pool.hand(mine, info))
+    while not pool.pids():
+        await asyncio.sleep(0.01)
+    (pid,) = pool.pids()
+    await pool.close()
+    assert await drawing == render_hand(mine, info) and not _running(pid)
+
+
+async def test_the_worker_stops_when_its_stdin_closes() -> None:
+    _, mine, info = _position()
+    worker = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot.drawing_worker",
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert worker.stdin is not None and worker.stdout is not None
+    worker.stdin.write(frame(pickle.dumps(("render_hand", mine, info))))
+    await worker.stdin.drain()
+    size = int.from_bytes(await worker.stdout.readexactly(4), "big")
+    assert pickle.loads(await worker.stdout.readexactly(size)) == \
+        (True, render_hand(mine, info))
+    worker.stdin.close()
+    assert await asyncio.wait_for(worker.wait(), 10) == 0
+    assert await worker.stdout.read() == b""
+
+
+def test_read_message_stops_at_the_end_of_the_stream() -> None:
+    assert read_message(io.BytesIO(frame(b"abc") + frame(b""))) == b"abc"
+    assert read_message(io.BytesIO(b"")) is None
+    assert read_message(io.BytesIO(frame(b"abc")[:-1])) is None
+
+
+_BOT_KILLED = """
+import asyncio, os, signal
+from bot.bench import positions
+from bot.drawing import pictures
+
+async def main():
+    _, mine, info = positions(1, seed=3)[0]
+    await pictures.hand(mine, info)
+    print(*pictures.pids(), flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+asyncio.run(main())
+"""
+
+
+def test_no_worker_outlives_a_killed_bot() -> None:
+    done = subprocess.run([sys.executable, "-c", _BOT_KILLED], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    (pid,) = map(int, done.stdout.split())
+    deadline = time.monotonic() + 10
+    while _running(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running(pid)
+
+
+def test_the_worker_imports_the_renderer_and_the_engine_only() -> None:
+    code = "import sys, bot.drawing_worker; print(*sorted(sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    modules = {name.split(".")[0] for name in done.stdout.split()}
+    assert {"bot", "engine", "PIL"} <= modules
+    assert not modules & {"discord", "aiohttp", "asyncio", "aiosqlite", "asyncpg",
+                          "multiprocessing", "concurrent"}
