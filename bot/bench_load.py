@@ -50,13 +50,17 @@ What it measures:
   (all processes, ``/proc/stat``), ``cores`` and ``loadavg_1m`` say how busy the machine was
   meanwhile: other work on it slows the bot down too.
 - ``helpers``, ``helpers_cpu_pct``: the processes under the bot (its drawing process,
-  ``bot.drawing``, and the resource tracker ``multiprocessing`` starts beside it) and their
-  CPU over the playing time; ``all_cpu_pct`` and ``all_cpu_ms_per_move``: the bot and them
-  together, the figures to compare with a bot that drew in its own threads.
+  ``bot.drawing_worker``) and their CPU over the playing time; ``all_cpu_pct`` and
+  ``all_cpu_ms_per_move``: the bot and them together, the figures to compare with a bot that
+  drew in its own threads.
 - ``peak_rss_mb``: the bot's ``VmHWM`` (peak resident memory since it started, setup included);
   ``helpers_peak_rss_mb``: the sum of the helpers' ``VmHWM``; ``all_peak_rss_mb``: the sum of
   both (an upper bound of the peak of the sum: the peaks need not coincide, and pages of
-  shared libraries are counted in each process).
+  shared libraries are counted in each process). ``sum_rss_peak_mb``: the largest sum of the
+  bot's and its helpers' ``VmRSS``, sampled every second from start to end (the peak of the
+  sum, as far as a sample a second sees it); ``sum_pss_peak_mb``: the same for their PSS
+  (``/proc/<pid>/smaps_rollup``: a page shared by the bot and its worker, such as the
+  interpreter's own code, counts half in each), what they take from the machine together.
 - ``db_write_bytes_per_move``: ``/proc/<pid>/io`` ``write_bytes`` of the bot during the playing
   time divided by the moves: bytes the bot caused to be written to disk (counted in whole
   pages when dirtied). Its logs go to a pipe, so that is the SQLite database and its ``-wal``
@@ -188,6 +192,28 @@ def _peak_kb_of(pids: Sequence[int]) -> int:
         with contextlib.suppress(OSError):
             total += _status_kb(pid, "VmHWM")
     return total
+
+
+def _rollup_kb(pid: int, key: str) -> int:
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+async def _memory_monitor(pids: Sequence[int], peaks: dict[str, int],
+                          period: float = 1.0) -> None:
+    """Keep in ``peaks`` the largest sums of RSS and of PSS (KB) over ``pids`` and their
+    helpers, sampled every ``period`` seconds."""
+    while True:
+        rss = pss = 0
+        for pid in [*pids, *_helpers_of(pids)]:
+            with contextlib.suppress(OSError):  # a helper gone meanwhile
+                rss += _status_kb(pid, "VmRSS")
+                pss += _rollup_kb(pid, "Pss")
+        peaks["rss"] = max(peaks.get("rss", 0), rss)
+        peaks["pss"] = max(peaks.get("pss", 0), pss)
+        await asyncio.sleep(period)
 
 
 def _write_bytes(pid: int) -> int:
@@ -649,6 +675,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
                 for n in range(shards)]
         pids = [b.pid for b in bots]
         monitor = asyncio.create_task(_lag_monitor(lag))
+        memory: dict[str, int] = {}
+        memory_monitor = asyncio.create_task(_memory_monitor(pids, memory))
         load = Load(fake, channel, mode, interval)
         try:
             await fake.wait_for(lambda: "challenge" in fake.commands(), timeout=60,
@@ -708,6 +736,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         finally:
             gc.unfreeze()
             monitor.cancel()
+            memory_monitor.cancel()
             status = max([await b.stop() for b in bots])
             await fake.stop()
     window = t1 - t0
@@ -770,6 +799,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "rss_mb": round(rss_kb / 1024, 1),
         "helpers_peak_rss_mb": round(helpers_peak_kb / 1024, 1),
         "all_peak_rss_mb": round((peak_kb + helpers_peak_kb) / 1024, 1),
+        "sum_rss_peak_mb": round(memory.get("rss", 0) / 1024, 1),
+        "sum_pss_peak_mb": round(memory.get("pss", 0) / 1024, 1),
         # PostgreSQL writes in its own server processes: not the bot's to count.
         "db_write_bytes_per_move": round((written1 - written0) / moves)
         if moves and sqlite else None,

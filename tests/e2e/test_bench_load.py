@@ -37,6 +37,8 @@ async def test_a_small_eager_run_plays_and_reports_every_figure() -> None:
     assert row["helpers"] >= 1 and row["helpers_cpu_pct"] > 0
     assert row["all_cpu_pct"] >= row["bot_cpu_pct"]
     assert row["all_peak_rss_mb"] > row["peak_rss_mb"] + 10
+    # Sampled: a sum of RSS is at most the sum of the peaks; PSS counts shared pages once.
+    assert 0 < row["sum_pss_peak_mb"] <= row["sum_rss_peak_mb"] <= row["all_peak_rss_mb"]
     # The plays showed on the boards (the bot draws the pending boards before it stops).
     assert row["plays_not_on_a_board"] < row["moves"]
     assert 0 < row["board_lag_p50_ms"] <= row["board_lag_p99_ms"] <= row["board_lag_max_ms"]
