@@ -6,7 +6,6 @@ picks who starts each game. Tied games add nothing. A resignation gives up the w
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from .errors import IllegalMoveError, SetupError
@@ -52,6 +51,10 @@ class Match:
 
         A hash, so that learning one game's seed tells nothing about the next game's cards.
         """
+        # Imported here: hashlib loads OpenSSL's libcrypto (some 3 MB resident), which the
+        # processes that only draw pictures of matches never need.
+        import hashlib
+
         digest = hashlib.sha256(f"spite-malice-match/{int(seed)}/{number}".encode()).digest()
         return int.from_bytes(digest[:8], "big") >> 2
 
