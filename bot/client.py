@@ -34,6 +34,7 @@ from .text import EXPIRED, RESTARTING, quote, result_announcement, result_text
 from .ui import (
     DYNAMIC_ITEMS,
     ClaimButton,
+    Controls,
     answer_stale_click,
     challenge_controls,
     reply_error,
@@ -441,7 +442,7 @@ class SpiteBot(commands.Bot):
             if (waited >= live.claim_s and not live.vs_computer
                     and live.claim_offered_at is None):
                 await self.service.set_claim_offered(live)
-                view = discord.ui.View(timeout=None)
+                view = Controls()
                 view.add_item(ClaimButton(live.id))
                 await channel.send(
                     f"<@{opponent}>: <@{live.on_turn}> hasn't moved for {waited / 3600:.0f} "
