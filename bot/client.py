@@ -118,8 +118,12 @@ class SpiteBot(commands.Bot):
                 raise TypeError("a sharded bot is a ShardedSpiteBot (new_bot picks the class)")
             shard_options = {"shard_count": config.shards.count,
                              "shard_ids": sorted(config.shards.ids)}
+        # No message cache: the bot edits its messages by id (partial messages) and never
+        # reads one back from the cache, which held the last 1,000 messages posted anywhere
+        # the bot can see (boards, with their embeds and attachments).
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,
-                         help_command=None, tree_cls=SpiteTree, **shard_options)
+                         help_command=None, tree_cls=SpiteTree, max_messages=None,
+                         **shard_options)
         self.config = config
         self._seed_source = seed_source
         self._clock = clock or time.time

@@ -233,6 +233,8 @@ async def test_a_whole_game_from_challenge_to_result(world: World, no_error_logs
     assert f"<@{world.alice.id}>" in results[0].content and f"<@{world.bob.id}>" in \
         results[0].content
     assert_no_hidden_card_in_public(world)
+    assert world.bot is not None and not world.bot.cached_messages, \
+        "boards were posted, edited and closed by id, with discord.py's message cache off"
     report = world.fake.latency_report()
     print(f"\n{rules}: {moves} moves, {report.count} interactions, first reply median "
           f"{report.median * 1000:.1f} ms, p95 {report.p95 * 1000:.1f} ms, worst "
