@@ -157,6 +157,26 @@ class Controls(discord.ui.View):
         return False
 
 
+class Picture(discord.File):
+    """A PNG to send once: its bytes are let go as soon as discord.py is done with the file.
+
+    discord.py closes a file once its request is over (retries included) but leaves a buffer
+    it was given open; the request leaves reference cycles behind that hold it, which only
+    the garbage collector's rare full passes free: hundreds of boards and hands (17 MB) were
+    waiting for one at a time. Closing the buffer frees the bytes at once.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, png: bytes, filename: str) -> None:
+        super().__init__(io.BytesIO(png), filename=filename)
+
+    def close(self) -> None:
+        super().close()  # gives the buffer its own close() back
+        with contextlib.suppress(BufferError):  # a view of it still held: the collector frees it
+            self.fp.close()
+
+
 # ---------------------------------------------------------------------- challenges
 
 
@@ -500,7 +520,7 @@ async def hand_payload(
             if pass_move is not None:
                 controls.add_item(MoveButton(live.id, live.version, "pass", "Pass (end turn)",
                                              discord.ButtonStyle.secondary))
-    file = discord.File(io.BytesIO(png), filename="hand.png")
+    file = Picture(png, "hand.png")
     return {"content": clip("\n".join(lines), MAX_MESSAGE), "file": file, "view": controls}
 
 
