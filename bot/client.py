@@ -422,8 +422,10 @@ class SpiteBot(commands.Bot):
     async def tick(self) -> None:
         """Expire challenges, remind players on turn, offer claims on stuck games, repair
         boards that fell behind, and let go of finished games kept in memory."""
+        # A finished game goes once its last board is drawn, whatever other boards wait: with
+        # 1,000 games some always do, and finished games stayed in memory for good.
+        self.service.forget_finished(keep=self.boards.is_due)
         if not self.boards.busy:
-            self.service.forget_finished()
             await self.repair_boards()
         for row in await self.service.expire_due():
             if row.message_id is None:

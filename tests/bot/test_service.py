@@ -205,6 +205,15 @@ async def test_finished_games_are_forgotten_from_memory_but_kept(env) -> None:
     assert again.match.to_dict() == live.match.to_dict()
 
 
+async def test_a_finished_game_still_wanted_is_kept_in_memory(env) -> None:
+    service, _, _ = env
+    live = await _challenge(service)
+    await service.resign(live.id, ANN)
+    assert service.forget_finished(keep=lambda game_id: game_id == live.id) == 0
+    assert await service.game(live.id) is live
+    assert service.forget_finished(keep=lambda game_id: False) == 1
+
+
 async def test_a_load_during_a_move_never_rolls_the_cached_game_back(env, monkeypatch) -> None:
     # After a restart nothing is cached: a hand shown (a load outside the game's lock) reads
     # the row, a move is made and saved meanwhile, and only then does the load finish.
