@@ -11,7 +11,6 @@ fell behind (a crash between a move and its drawing) is found and drawn again af
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +22,7 @@ from .drawing import pictures
 from .render import BoardInfo
 from .service import GameFacts, UserError
 from .text import board_fields, result_text, turn_summary
-from .ui import board_controls, board_info
+from .ui import Picture, board_controls, board_info
 
 if TYPE_CHECKING:
     from .host import Host
@@ -213,7 +212,7 @@ class BoardPublisher:
         embed.set_image(url="attachment://board.png")
         embed.set_footer(text="Your cards: press Show my hand, or use /hand.")
         content = " ".join(notes)[:1800]
-        file = discord.File(io.BytesIO(png), filename="board.png")
+        file = Picture(png, "board.png")
         controls = board_controls(facts.id, facts.finished)
         payload: dict[str, Any] = {"content": content, "embed": embed, "file": file}
         payload["view"] = controls

@@ -34,6 +34,7 @@ from .text import EXPIRED, RESTARTING, quote, result_announcement, result_text
 from .ui import (
     DYNAMIC_ITEMS,
     ClaimButton,
+    Controls,
     answer_stale_click,
     challenge_controls,
     reply_error,
@@ -122,8 +123,12 @@ class SpiteBot(commands.Bot):
                 raise TypeError("a sharded bot is a ShardedSpiteBot (new_bot picks the class)")
             shard_options = {"shard_count": config.shards.count,
                              "shard_ids": sorted(config.shards.ids)}
+        # No message cache: the bot edits its messages by id (partial messages) and never
+        # reads one back from the cache, which held the last 1,000 messages posted anywhere
+        # the bot can see (boards, with their embeds and attachments).
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,
-                         help_command=None, tree_cls=SpiteTree, **shard_options)
+                         help_command=None, tree_cls=SpiteTree, max_messages=None,
+                         **shard_options)
         self.config = config
         self._seed_source = seed_source
         self._clock = clock or time.time
@@ -435,8 +440,10 @@ class SpiteBot(commands.Bot):
     async def tick(self) -> None:
         """Expire challenges, remind players on turn, offer claims on stuck games, repair
         boards that fell behind, and let go of finished games kept in memory."""
+        # A finished game goes once its last board is drawn, whatever other boards wait: with
+        # 1,000 games some always do, and finished games stayed in memory for good.
+        self.service.forget_finished(keep=self.boards.is_due)
         if not self.boards.busy:
-            self.service.forget_finished()
             await self.repair_boards()
         for row in await self.service.expire_due():
             if row.message_id is None:
@@ -459,7 +466,7 @@ class SpiteBot(commands.Bot):
             if (waited >= live.claim_s and not live.vs_computer
                     and live.claim_offered_at is None):
                 await self.service.set_claim_offered(live)
-                view = discord.ui.View(timeout=None)
+                view = Controls()
                 view.add_item(ClaimButton(live.id))
                 await channel.send(
                     f"<@{opponent}>: <@{live.on_turn}> hasn't moved for {waited / 3600:.0f} "

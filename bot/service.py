@@ -719,11 +719,12 @@ class GameService:
         live.reminded_at = self.clock()
         await self.storage.set_reminded(live.id, live.reminded_at)
 
-    def forget_finished(self) -> int:
-        """Drop finished games (and their locks and computer players) from memory; they stay
-        in the database. Returns how many were dropped."""
+    def forget_finished(self, keep: Callable[[int], bool] = lambda game_id: False) -> int:
+        """Drop finished games (and their locks and computer players) from memory, except those
+        ``keep`` says to keep (by id); they stay in the database. Returns how many were
+        dropped."""
         done = [gid for gid, live in self._live.items()
-                if live.finished and not self.lock(gid).locked()]
+                if live.finished and not keep(gid) and not self.lock(gid).locked()]
         for gid in done:
             self._drop(gid)
             self._locks.pop(gid, None)

@@ -53,6 +53,7 @@ __all__ = [
     "BackButton",
     "ChallengeButton",
     "ClaimButton",
+    "Controls",
     "Guarded",
     "DYNAMIC_ITEMS",
     "MoveButton",
@@ -138,6 +139,44 @@ class Guarded:
                 await reply_error(interaction, SORRY)
 
 
+class Controls(discord.ui.View):
+    """The buttons and menus under one of our messages: ``DynamicItem``s only, never kept.
+
+    discord.py finds the item of a click by its ``custom_id`` template (the ``DynamicItem``
+    classes are registered once, in ``setup_hook``), never through the view it was sent with.
+    Yet it keeps every view it was given, and the one of a private follow-up (a hand, on every
+    move) for 15 minutes, with a task sleeping on that timeout: with 1,000 games played that
+    was 3,700 views after one minute, each with its menu and options. Saying the view has
+    nothing to dispatch keeps discord.py from storing it, and from timing it out.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+
+    def is_dispatchable(self) -> bool:
+        return False
+
+
+class Picture(discord.File):
+    """A PNG to send once: its bytes are let go as soon as discord.py is done with the file.
+
+    discord.py closes a file once its request is over (retries included) but leaves a buffer
+    it was given open; the request leaves reference cycles behind that hold it, which only
+    the garbage collector's rare full passes free: hundreds of boards and hands (17 MB) were
+    waiting for one at a time. Closing the buffer frees the bytes at once.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, png: bytes, filename: str) -> None:
+        super().__init__(io.BytesIO(png), filename=filename)
+
+    def close(self) -> None:
+        super().close()  # gives the buffer its own close() back
+        with contextlib.suppress(BufferError):  # a view of it still held: the collector frees it
+            self.fp.close()
+
+
 # ---------------------------------------------------------------------- challenges
 
 
@@ -173,9 +212,9 @@ class ChallengeButton(
         await cog.on_challenge_button(interaction, self.challenge_id, self.action)
 
 
-def challenge_controls(challenge_id: int, *, disabled: bool = False) -> discord.ui.View:
+def challenge_controls(challenge_id: int, *, disabled: bool = False) -> Controls:
     """The Accept / Decline / Cancel row of a challenge."""
-    view = discord.ui.View(timeout=None)
+    view = Controls()
     for action in ("accept", "decline", "cancel"):
         view.add_item(ChallengeButton(challenge_id, action, disabled=disabled))
     return view
@@ -248,18 +287,18 @@ class RematchButton(
         await _bot(interaction).games_cog.on_rematch(interaction, self.game_id)
 
 
-def result_controls(game_id: int) -> discord.ui.View:
+def result_controls(game_id: int) -> Controls:
     """The Rematch button under a game's result."""
-    view = discord.ui.View(timeout=None)
+    view = Controls()
     view.add_item(RematchButton(game_id))
     return view
 
 
-def board_controls(game_id: int, finished: bool) -> discord.ui.View | None:
+def board_controls(game_id: int, finished: bool) -> Controls | None:
     """The buttons under a board: Show my hand while the game goes on."""
     if finished:
         return None
-    view = discord.ui.View(timeout=None)
+    view = Controls()
     view.add_item(ShowHandButton(game_id))
     return view
 
@@ -452,7 +491,7 @@ async def hand_payload(
     view = facts.view
     lines = [note] if note else []
     lines.append(hand_text(view))
-    controls = discord.ui.View(timeout=None)
+    controls = Controls()
     if view.my_turn:
         groups = moves_by_source(view)
         compulsory = {m.source_token for m in view.compulsory}
@@ -488,7 +527,7 @@ async def hand_payload(
     payload: dict[str, Any] = {"content": clip("\n".join(lines), MAX_MESSAGE), "view": controls}
     if picture:
         png = await _hand_picture(facts, board_info(facts))
-        payload["file"] = discord.File(io.BytesIO(png), filename="hand.png")
+        payload["file"] = Picture(png, "hand.png")
     return payload
 
 

@@ -32,7 +32,14 @@ from ..text import (
     source_label,
     target_label,
 )
-from ..ui import ResignButton, answer, challenge_controls, hand_payload, think
+from ..ui import (
+    Controls,
+    ResignButton,
+    answer,
+    challenge_controls,
+    hand_payload,
+    think,
+)
 
 if TYPE_CHECKING:
     from ..host import Host
@@ -336,7 +343,7 @@ class GamesCog(commands.Cog):
         live = await self._game(interaction, game)
         if live.finished:
             raise UserError("This game is over.")
-        view = discord.ui.View(timeout=None)
+        view = Controls()
         view.add_item(ResignButton(live.id))
         other = live.names[1 - self.service.seat(live, interaction.user.id)]
         await answer(interaction, private=True,

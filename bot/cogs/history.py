@@ -35,7 +35,7 @@ from ..history import HistoryPage, HistoryService, ReplayedGame, check_index, po
 from ..render import BoardInfo, render_board, render_hand
 from ..service import UserError
 from ..text import board_fields, card_text, clip, plural, result_text
-from ..ui import Guarded, answer, think
+from ..ui import Controls, Guarded, answer, think
 
 if TYPE_CHECKING:
     from ..storage import Storage
@@ -106,10 +106,10 @@ async def replay_payload(game: ReplayedGame, index: int, viewer: int) -> dict[st
             "view": _replay_controls(game, index, player)}
 
 
-def _replay_controls(game: ReplayedGame, index: int, player: bool) -> discord.ui.View:
+def _replay_controls(game: ReplayedGame, index: int, player: bool) -> Controls:
     replay = game.replay
     end = len(replay.positions) - 1
-    view = discord.ui.View(timeout=None)
+    view = Controls()
     for tag, label, target, disabled in (("first", "⏮", 0, index == 0),
                                          ("prev", "◀", max(0, index - 1), index == 0),
                                          ("next", "▶", min(end, index + 1), index == end),
@@ -302,7 +302,7 @@ def history_payload(page: HistoryPage, reader: int) -> dict[str, Any]:
                      f"{e.opponent[:32]}: {result} {e.scores[0]}–{e.scores[1]}{games} "
                      f"({e.how})" + (" · voided, it counts for nothing" if e.voided else ""))
     lines.append("Replay one with `/replay game:N`, or from the menu below.")
-    view = discord.ui.View(timeout=None)
+    view = Controls()
     view.add_item(HistoryPageButton(page.user_id, page.page - 1, "newer",
                                     disabled=page.page <= 0))
     view.add_item(HistoryPageButton(page.user_id, page.page + 1, "older",

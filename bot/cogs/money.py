@@ -26,7 +26,7 @@ from ..ledger import LedgerService, describe_line
 from ..money import format_amount
 from ..render_tables import render_leaderboard, render_money_chart
 from ..service import UserError
-from ..ui import Guarded, reply_error
+from ..ui import Controls, Guarded, reply_error
 
 if TYPE_CHECKING:
     from ..host import Host
@@ -94,7 +94,7 @@ async def head_to_head_payload(bot: Host, guild_id: int, a: int, b: int, page: i
         lines.append(f"{_when(row.created_at)} {describe_line(row, a, cur)} → {state}")
     if not rows:
         lines.append("No games or payments between you yet.")
-    view = discord.ui.View(timeout=None)
+    view = Controls()
     view.add_item(PageButton(a, b, page - 1, "◀ Newer", disabled=page <= 0))
     view.add_item(PageButton(a, b, page + 1, "Older ▶", disabled=page >= pages - 1))
     view.add_item(CsvButton(a, b))
@@ -193,8 +193,8 @@ class SettleButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
             allowed_mentions=discord.AllowedMentions.none())
 
 
-def _settle_controls(settlement_id: int, disabled: bool = False) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
+def _settle_controls(settlement_id: int, disabled: bool = False) -> Controls:
+    view = Controls()
     view.add_item(SettleButton(settlement_id, "yes", disabled))
     view.add_item(SettleButton(settlement_id, "no", disabled))
     return view

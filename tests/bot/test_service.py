@@ -234,6 +234,15 @@ async def test_a_players_game_is_found_among_many_in_memory(env) -> None:
     assert await service.find_game(ANN, 11) is other
 
 
+async def test_a_finished_game_still_wanted_is_kept_in_memory(env) -> None:
+    service, _, _ = env
+    live = await _challenge(service)
+    await service.resign(live.id, ANN)
+    assert service.forget_finished(keep=lambda game_id: game_id == live.id) == 0
+    assert await service.game(live.id) is live
+    assert service.forget_finished(keep=lambda game_id: False) == 1
+
+
 async def test_a_load_during_a_move_never_rolls_the_cached_game_back(env, monkeypatch) -> None:
     # After a restart nothing is cached: a hand shown (a load outside the game's lock) reads
     # the row, a move is made and saved meanwhile, and only then does the load finish.

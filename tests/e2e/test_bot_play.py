@@ -6,6 +6,7 @@ read the bot's internal state only to check it (legal moves, hidden cards), neve
 
 from __future__ import annotations
 
+import asyncio
 import io
 import re
 import statistics
@@ -232,6 +233,8 @@ async def test_a_whole_game_from_challenge_to_result(world: World, no_error_logs
     assert f"<@{world.alice.id}>" in results[0].content and f"<@{world.bob.id}>" in \
         results[0].content
     assert_no_hidden_card_in_public(world)
+    assert world.bot is not None and not world.bot.cached_messages, \
+        "boards were posted, edited and closed by id, with discord.py's message cache off"
     report = world.fake.latency_report()
     print(f"\n{rules}: {moves} moves, {report.count} interactions, first reply median "
           f"{report.median * 1000:.1f} ms, p95 {report.p95 * 1000:.1f} ms, worst "
@@ -333,6 +336,20 @@ async def test_expired_challenge(world: World, no_error_logs) -> None:
     await fake.wait_for(lambda: "expired" in challenge.content, timeout=5,
                         description="challenge marked expired")
     assert all(b.get("disabled") for b in challenge.buttons())
+
+
+async def test_no_view_is_kept_after_its_message(world: World, no_error_logs) -> None:
+    """Every button and menu is a ``DynamicItem``, dispatched by its ``custom_id``: discord.py
+    keeps none of the views they were sent with (it kept a private hand's for 15 minutes, with
+    a task waiting on that timeout), and the hands shown keep working."""
+    await start_challenge(world, "classic")
+    with pytest.raises(AssertionError, match="did not end within 12 moves"):
+        await play_through(world, max_moves=12)  # by the hands' menus, buttons and commands
+    assert world.bot is not None
+    store = world.bot._connection._view_store
+    assert not store._views and not store._synced_message_views
+    waiting = [t for t in asyncio.all_tasks() if "timeout_task" in repr(t.get_coro())]
+    assert not waiting, waiting
 
 
 async def test_double_click_applies_once(world: World, no_error_logs) -> None:

@@ -19,7 +19,7 @@ from tests.fakediscord import FakeDiscord
 from tests.fakediscord.models import FakeMessage
 
 from .conftest import World, option_targets, select_options
-from .test_bot_play import hand, live_game, start_challenge
+from .test_bot_play import hand, live_game, resign, start_challenge
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,6 +101,27 @@ async def test_a_board_that_fell_behind_before_a_crash_is_drawn_after_the_restar
     assert stored is not None and stored.board_version == stored.version
     # Nothing more is drawn by later housekeeping: the board is up to date.
     assert await world.bot.repair_boards() == 0
+
+
+async def test_a_finished_game_leaves_memory_while_other_boards_wait(world: World,
+                                                                    no_error_logs) -> None:
+    # With 1,000 games some board always waits to be drawn: that must not keep every finished
+    # game in memory for good.
+    await start_challenge(world, "classic")
+    assert world.bot is not None
+    finished = live_game(world)
+    await resign(world, world.alice)
+    await world.settle()
+    assert finished.finished
+    await start_challenge(world, "classic")
+    going_on = live_game(world)
+    assert going_on.id != finished.id
+    world.bot.boards.request(going_on.id)  # drawn after the board delay: still waiting
+    assert world.bot.boards.busy
+    await world.bot.tick()
+    assert finished.id not in world.bot.service._live
+    assert going_on.id in world.bot.service._live
+    await world.settle()
 
 
 async def test_the_claim_notice_is_posted_once_across_restarts(world: World,
