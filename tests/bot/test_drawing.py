@@ -163,8 +163,9 @@ async def test_a_drawing_given_up_as_its_turn_comes_leaves_no_trace(pool: Pictur
 
 async def test_each_worker_is_handed_the_next_drawing_before_it_is_free(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    pictures = Pictures(workers=1)
-    assert pictures.capacity == drawing.IN_FLIGHT == 2
+    assert Pictures(workers=1).capacity == drawing.IN_FLIGHT > 1
+    pictures = Pictures(workers=1, in_flight=2)
+    assert pictures.capacity == 2
     started: list[str] = []
     release = asyncio.Event()
 
