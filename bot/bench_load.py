@@ -30,6 +30,10 @@ What it measures:
   callback (a "thinking…" defer counts: it is what stops Discord's 3-second clock), over every
   interaction sent during the playing time. An interaction whose first response never came
   or came after Discord's 3 s (the fake refuses it, as Discord does) counts at 10 s.
+- ``reply_p50_ms`` … ``reply_max_ms``: from the same moment to the reply the player sees
+  (the follow-up or edit after a defer: the ✅ with the new hand picture, the hand itself),
+  over the replies that came (a reply that never came is an error, below). This is where
+  work behind a fast first response shows: a hand picture waiting for the drawing process.
 - ``interactions``, ``interactions_per_s``, ``moves``, ``moves_per_s`` (cards played or
   passes, each acknowledged with ✅), ``games_finished``; for paced players
   ``offered_moves_per_s`` (games / interval), what they would make if every answer came at
@@ -76,9 +80,8 @@ What it measures:
 
 What it leaves out: the network (the fake is on 127.0.0.1; Discord adds tens of ms each way
 and its own rate limits); the fake's CPU shares the machine with the bot (see
-``bench_cpu_pct``); the latency is the first response only, not the follow-up that carries
-the answer (a move is saved before its ✅ follow-up, which may come later); the bot's start and
-the opening of the games; ledger, history and settings commands.
+``bench_cpu_pct``); the bot's start and the opening of the games; ledger, history and
+settings commands.
 """
 
 from __future__ import annotations
@@ -402,6 +405,8 @@ class Load:
         self.games_finished = 0
         self.played: list[tuple[int, float, str]] = []
         """Cards played: the game's channel, when the ✅ came, and the move in words."""
+        self.replies: list[tuple[float, float]] = []
+        """Replies seen: when the interaction was sent, and seconds until its reply came."""
         self.problems: Counter[str] = Counter()
 
     # -- one interaction
@@ -415,6 +420,9 @@ class Load:
         except TimeoutError:
             self.problems["no_reply"] += 1
             return None
+        if record.dispatched_at is not None:
+            self.replies.append((record.dispatched_at,
+                                 time.monotonic() - record.dispatched_at))
         text = message.content
         if "Sorry" in text and "something went wrong" in text or "couldn't be saved" in text:
             self.problems["apology"] += 1
@@ -753,6 +761,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
                   bot_exit_status=int(status != 0), games_not_opened=games - opened)
     errors = {k: v for k, v in detail.items() if v}
     moves = load.moves
+    replies = sorted(took for sent, took in load.replies if t0 <= sent <= t1)
     lags, not_shown = board_lag([p for p in load.played if t0 <= p[1] <= t1],
                                 fake.board_pictures)
     helpers_cpu = sum(cpu - helpers0.get(pid, 0.0) for pid, cpu in helpers1.items())
@@ -778,6 +787,10 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "max_ms": round((latencies[-1] if latencies else 0.0) * 1000, 1),
         "over_1s": sum(1 for v in latencies if v > 1.0),
         "over_3s": sum(1 for v in latencies if v > 3.0),
+        "reply_p50_ms": round(_percentile(replies, 0.50) * 1000, 1),
+        "reply_p95_ms": round(_percentile(replies, 0.95) * 1000, 1),
+        "reply_p99_ms": round(_percentile(replies, 0.99) * 1000, 1),
+        "reply_max_ms": round((replies[-1] if replies else 0.0) * 1000, 1),
         "board_posts_per_s": round(posts / window, 2),
         "board_edits_per_s": round(edits / window, 2),
         "board_redraws_per_s": round(redraws / window, 2),

@@ -30,6 +30,8 @@ async def test_a_small_eager_run_plays_and_reports_every_figure() -> None:
     assert row["errors"] == 0, row["error_detail"]
     assert 0 < row["p50_ms"] <= row["p95_ms"] <= row["p99_ms"] <= row["max_ms"]
     assert row["over_3s"] <= row["over_1s"] <= row["interactions"]
+    # The replies the players saw (after a defer, the follow-up) are timed too.
+    assert 0 < row["reply_p50_ms"] <= row["reply_p99_ms"] <= row["reply_max_ms"]
     assert row["board_posts_per_s"] > 0
     assert row["bot_cpu_pct"] > 0 and row["peak_rss_mb"] > 10
     assert row["db_write_bytes_per_move"] is not None and row["db_write_bytes_per_move"] >= 0
