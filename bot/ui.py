@@ -21,6 +21,7 @@ is refused (and the hand refreshed), so a double click never makes a move twice 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import logging
@@ -95,6 +96,8 @@ async def answer(interaction: Interaction, *, private: bool, **payload: Any) -> 
     interaction.extras.pop(_PUBLIC_PENDING, None)
     if "content" in payload:
         payload["content"] = clip(payload["content"])
+    if "file" in payload and payload["file"] is None:
+        del payload["file"]  # a hand whose picture was given up: nothing to send
     message: discord.Message = await interaction.followup.send(
         ephemeral=private, wait=True, **payload)
     return message
@@ -439,12 +442,12 @@ def _done_note(outcome: MoveOutcome) -> str:
 
 
 def _as_edit(payload: dict[str, Any]) -> dict[str, Any]:
-    # A message edit takes ``attachments`` (the new file replaces the old image); without a
-    # file the message keeps its image.
+    # A message edit takes ``attachments``: the new file replaces the old image, ``None`` (a
+    # picture given up) takes the old one away; without a file the message keeps its image.
     out = dict(payload)
-    file = out.pop("file", None)
-    if file is not None:
-        out["attachments"] = [file]
+    if "file" in out:
+        file = out.pop("file")
+        out["attachments"] = [file] if file is not None else []
     return out
 
 
@@ -455,6 +458,13 @@ def board_info(facts: GameFacts) -> BoardInfo:
                      last_moves=facts.last_moves[-6:])
 
 
+HAND_PICTURE_WAIT = 1.0
+"""Seconds a hand's reply waits for its picture. When the drawing process has more than it can
+draw (a busy moment: at 1,000 games on 2 cores, shared with the load benchmark's own fake
+Discord, replies waited 3.4 s for their pictures, median), the reply goes without one: the hand
+is in its text and its controls work. The drawing is given up, which leaves the process to the
+pictures still awaited, so the wait shrinks again instead of growing."""
+
 HAND_PICTURES_KEPT = 256
 """Hand pictures kept for a repeated Show my hand, card choice or Back (about 30 KB each)."""
 
@@ -462,7 +472,7 @@ _hand_pictures: OrderedDict[tuple[int, int, int | None], tuple[View, BoardInfo, 
     OrderedDict()
 
 
-async def _hand_picture(facts: GameFacts, info: BoardInfo) -> bytes:
+async def _hand_picture(facts: GameFacts, info: BoardInfo) -> bytes | None:
     # Looked up by (game, version, seat), but only used for the very same view and words: the
     # picture is a function of those alone, so a game loaded again, another bot in the same
     # process or a position that never got saved can't get another position's picture.
@@ -472,7 +482,12 @@ async def _hand_picture(facts: GameFacts, info: BoardInfo) -> bytes:
     if kept is not None and kept[0] == view and kept[1] == info:
         _hand_pictures.move_to_end(key)
         return kept[2]
-    png = await pictures.hand(view, info)
+    try:
+        png = await asyncio.wait_for(pictures.hand(view, info), HAND_PICTURE_WAIT)
+    except TimeoutError:
+        log.info("game %s: a hand's picture was not drawn within %.1f s; sent without it",
+                 facts.id, HAND_PICTURE_WAIT)
+        return None
     _hand_pictures[key] = (view, info, png)
     _hand_pictures.move_to_end(key)
     while len(_hand_pictures) > HAND_PICTURES_KEPT:
@@ -524,10 +539,13 @@ async def hand_payload(
             if pass_move is not None:
                 controls.add_item(MoveButton(live.id, live.version, "pass", "Pass (end turn)",
                                              discord.ButtonStyle.secondary))
-    payload: dict[str, Any] = {"content": clip("\n".join(lines), MAX_MESSAGE), "view": controls}
+    payload: dict[str, Any] = {"view": controls}
     if picture:
         png = await _hand_picture(facts, board_info(facts))
-        payload["file"] = Picture(png, "hand.png")
+        payload["file"] = Picture(png, "hand.png") if png is not None else None
+        if png is None:
+            lines.append("-# A busy moment: no picture this time. Your hand is written above.")
+    payload["content"] = clip("\n".join(lines), MAX_MESSAGE)
     return payload
 
 

@@ -34,6 +34,40 @@ def slow_pictures(monkeypatch: pytest.MonkeyPatch) -> None:
         return await real(*args)
 
     monkeypatch.setattr(ui.pictures, "hand", slow)
+    monkeypatch.setattr(ui, "HAND_PICTURE_WAIT", 2 * SLOW)  # slow, not given up
+
+
+async def test_a_picture_too_slow_to_draw_is_left_out_and_the_old_one_taken_away(
+        world: World, no_error_logs: ErrorLogGuard, monkeypatch: pytest.MonkeyPatch) -> None:
+    await start_challenge(world, "kings")
+    user = on_turn(world)
+    message = await hand(world, user)
+    assert len(message.attachments) == 1  # drawn in time
+    real = ui.pictures.hand
+    given_up: list[bool] = []
+
+    async def stuck(*args: Any) -> bytes:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            given_up.append(True)
+            raise
+        return await real(*args)
+
+    monkeypatch.setattr(ui.pictures, "hand", stuck)
+    monkeypatch.setattr(ui, "HAND_PICTURE_WAIT", 0.3)
+    option = select_options(message)[0]
+    src_id = next(c for c in message.custom_ids() if c.startswith("sm:src:"))
+    await (await world.fake.select(user, message, src_id, [option["value"]])).settled()
+    assert len(message.attachments) == 1, "choosing a card keeps the picture shown"
+    target = option_targets(option)[0]
+    move_id = next(c for c in message.custom_ids() if c.endswith(f":{option['value']}>{target}"))
+    edited = await (await world.fake.click(user, message, move_id)).settled(timeout=5)
+    assert edited.content.startswith("✅") and "no picture this time" in edited.content
+    assert edited.attachments == [], "the picture of the hand before the move is gone"
+    reply = await (await world.fake.slash(on_turn(world), world.channel, "hand")).message()
+    assert reply.attachments == [] and "no picture this time" in reply.content
+    assert given_up == [True, True], "the drawings were given up, not left waiting"
 
 
 def on_turn(world: World) -> Any:
