@@ -405,8 +405,8 @@ class Load:
         self.games_finished = 0
         self.played: list[tuple[int, float, str]] = []
         """Cards played: the game's channel, when the ✅ came, and the move in words."""
-        self.replies: list[tuple[float, float]] = []
-        """Replies seen: when the interaction was sent, and seconds until its reply came."""
+        self.replies: dict[int, tuple[float, float]] = {}
+        """Replies seen, by interaction id: when it was sent, and seconds until its reply."""
         self.problems: Counter[str] = Counter()
 
     # -- one interaction
@@ -421,8 +421,8 @@ class Load:
             self.problems["no_reply"] += 1
             return None
         if record.dispatched_at is not None:
-            self.replies.append((record.dispatched_at,
-                                 time.monotonic() - record.dispatched_at))
+            self.replies[record.id] = (record.dispatched_at,
+                                       time.monotonic() - record.dispatched_at)
         text = message.content
         if "Sorry" in text and "something went wrong" in text or "couldn't be saved" in text:
             self.problems["apology"] += 1
@@ -603,15 +603,22 @@ def _kind(record: Any) -> str:
     return "/" + name
 
 
-def _by_kind(records: Sequence[Any]) -> dict[str, dict[str, float]]:
+def _by_kind(records: Sequence[Any], replies: dict[int, float]) -> dict[str, dict[str, float]]:
     groups: dict[str, list[float]] = {}
+    replied: dict[str, list[float]] = {}
     for record in records:
         groups.setdefault(_kind(record), []).append(_latency(record))
+        if record.id in replies:
+            replied.setdefault(_kind(record), []).append(replies[record.id])
     out = {}
     for kind, values in sorted(groups.items()):
         values.sort()
         out[kind] = {"n": len(values), "p50_ms": round(_percentile(values, 0.5) * 1000, 1),
                      "p99_ms": round(_percentile(values, 0.99) * 1000, 1)}
+        took = sorted(replied.get(kind, ()))
+        if took:
+            out[kind].update(reply_p50_ms=round(_percentile(took, 0.5) * 1000, 1),
+                             reply_p99_ms=round(_percentile(took, 0.99) * 1000, 1))
     return out
 
 
@@ -761,7 +768,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
                   bot_exit_status=int(status != 0), games_not_opened=games - opened)
     errors = {k: v for k, v in detail.items() if v}
     moves = load.moves
-    replies = sorted(took for sent, took in load.replies if t0 <= sent <= t1)
+    replies = sorted(took for sent, took in load.replies.values() if t0 <= sent <= t1)
     lags, not_shown = board_lag([p for p in load.played if t0 <= p[1] <= t1],
                                 fake.board_pictures)
     helpers_cpu = sum(cpu - helpers0.get(pid, 0.0) for pid, cpu in helpers1.items())
@@ -823,7 +830,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "setup_s": round(setup_s, 1),
         "fake_lag_p99_ms": round(_percentile(lag, 0.99) * 1000, 1),
         "board_delay_s": board_delay,
-        "by_kind": _by_kind(records),
+        "by_kind": _by_kind(records, {i: took for i, (_, took) in load.replies.items()}),
     }
 
 
