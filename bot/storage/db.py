@@ -155,14 +155,40 @@ class _SqliteConn:
 
 
 class SqliteDatabase:
-    """One aiosqlite connection, serialised."""
+    """One aiosqlite connection, serialised, with group commit.
+
+    Every commit waits for the WAL's fsync (``synchronous=FULL``), and under load that wait,
+    one transaction after another on the one connection, was what kept a move's ✅ waiting
+    (1,000 games: a move's save took 2.2 s at p95, 0.1 s once commits no longer waited for the
+    disk). So a transaction that ends while others wait for the connection does not commit
+    alone: the next ones run in the same SQLite transaction, each in a savepoint of its own (a
+    failure rolls back its own statements only), and one commit makes the group durable,
+    after ``GROUP_MAX`` members or ``GROUP_WAIT`` seconds at most. Each member's
+    ``transaction()`` block returns only once the group's commit is done, so a move is still
+    acknowledged only once it is on disk; if the commit fails, every member of the group
+    raises.
+    """
 
     dialect = "sqlite"
+
+    GROUP_MAX = 64
+    """Transactions committed together at most."""
+    GROUP_WAIT = 0.05
+    """Seconds a group stays open for more members at most."""
 
     def __init__(self, db: aiosqlite.Connection) -> None:
         self._db = db
         self._conn = _SqliteConn(db)
         self._lock = asyncio.Lock()
+        self._waiting = 0
+        """Callers waiting for the connection."""
+        self._group: asyncio.Future[None] | None = None
+        """The open group's commit, while an SQLite transaction is open."""
+        self._group_size = 0
+        self._group_opened = 0.0
+        self._flusher: asyncio.Task[None] | None = None
+        self.commits = 0
+        """Commits made (a group counts once)."""
 
     @classmethod
     async def connect(cls, path: str) -> SqliteDatabase:
@@ -183,25 +209,122 @@ class SqliteDatabase:
             raise
         return cls(db)
 
+    async def _acquire(self) -> None:
+        self._waiting += 1
+        try:
+            await self._lock.acquire()
+        finally:
+            self._waiting -= 1
+
+    async def _commit_group(self) -> None:
+        """Commit the open group, if any. The commit runs to its end and tells the members how
+        it went even if the caller is cancelled meanwhile (the statement is queued already)."""
+        group, self._group = self._group, None
+        if group is not None:
+            await asyncio.shield(asyncio.ensure_future(self._commit(group)))
+
+    async def _commit(self, group: asyncio.Future[None]) -> None:
+        try:
+            await self._db.execute("COMMIT")
+        except Exception as exc:
+            with contextlib.suppress(Exception):
+                await self._db.execute("ROLLBACK")
+            group.set_exception(StorageError(f"the commit failed: {exc}"))
+            group.exception()  # retrieved, whether or not a member still waits for it
+        else:
+            self.commits += 1
+            group.set_result(None)
+
+    async def _end_turn(self) -> None:
+        """Release the connection, committing the open group unless others will join it."""
+        try:
+            loop = asyncio.get_running_loop()
+            group = self._group
+            if group is not None:
+                if (not self._waiting or self._group_size >= self.GROUP_MAX
+                        or loop.time() - self._group_opened >= self.GROUP_WAIT):
+                    await self._commit_group()
+                elif self._flusher is None or self._flusher.done():
+                    # Should those waiting give up, the group is committed all the same.
+                    self._flusher = loop.create_task(self._commit_later(group))
+        finally:
+            self._lock.release()
+
+    async def _commit_later(self, group: asyncio.Future[None]) -> None:
+        await asyncio.sleep(self.GROUP_WAIT)
+        await self._acquire()
+        try:
+            if self._group is group:
+                await self._commit_group()
+        finally:
+            self._lock.release()
+
+    async def _leave(self) -> None:
+        """A member that failed (or was cancelled): its statements are undone, the others'
+        stay. Statements already queued run first, in order, so this comes after them."""
+        try:
+            with contextlib.suppress(Exception):
+                await self._db.execute("ROLLBACK TO member")
+                await self._db.execute("RELEASE member")
+        finally:
+            await self._end_turn()
+
     @contextlib.asynccontextmanager
     async def connection(self) -> AsyncIterator[Conn]:
-        async with self._lock:
+        await self._acquire()
+        try:
+            await self._commit_group()  # what follows is in autocommit mode
+        except BaseException:
+            self._lock.release()
+            raise
+        try:
             yield self._conn
+        finally:
+            self._lock.release()
 
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[Conn]:
-        async with self._lock:
-            await self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                await self._db.execute("ROLLBACK")
-                raise
-            await self._db.execute("COMMIT")
+        await self._acquire()
+        loop = asyncio.get_running_loop()
+        try:
+            # The group's state is set before each statement is awaited: a caller cancelled
+            # while waiting leaves the statement queued, and it runs all the same.
+            if self._group is None:
+                self._group = loop.create_future()
+                self._group_size, self._group_opened = 0, loop.time()
+                try:
+                    await self._db.execute("BEGIN IMMEDIATE")
+                except Exception:
+                    self._group = None
+                    raise
+            group = self._group
+            self._group_size += 1
+            await self._db.execute("SAVEPOINT member")
+        except BaseException:
+            await self._leave()
+            raise
+        try:
+            yield self._conn
+        except BaseException:
+            await self._leave()
+            raise
+        try:
+            await self._db.execute("RELEASE member")
+        except BaseException:
+            await self._leave()
+            raise
+        await self._end_turn()
+        # Durable once the group's commit is done (shielded: a member cancelled meanwhile
+        # must not cancel the others' commit).
+        await asyncio.shield(group)
 
     async def close(self) -> None:
-        async with self._lock:
+        await self._acquire()
+        try:
+            await self._commit_group()
             await self._db.close()
+        finally:
+            self._lock.release()
 
     async def hold_locks(self, keys: Iterable[int]) -> int | None:
         return None  # one process per SQLite file: dblock sees to it

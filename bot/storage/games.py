@@ -220,7 +220,8 @@ class GameRecords(Records):
         return await self._game_ids("1 = 1", None)
 
     async def _update(self, sql: str, args: Sequence[Any]) -> None:
-        async with self._db.connection() as conn:
+        # A transaction, so that on SQLite it joins the moves' group commits.
+        async with self._db.transaction() as conn:
             await conn.execute(sql, args)
 
     async def _game_ids(self, where: str, shards: ShardSet | None) -> list[int]:

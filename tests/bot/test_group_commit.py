@@ -1,0 +1,121 @@
+"""SQLite's group commit: transactions that wait for the connection share one commit, and a
+transaction's block ends only once its work is on disk."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.storage.db import SqliteDatabase
+from bot.storage.errors import StorageError
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> Any:
+    database = await SqliteDatabase.connect(str(tmp_path / "g.sqlite3"))
+    async with database.connection() as conn:
+        await conn.execute("CREATE TABLE t (n INTEGER PRIMARY KEY)")
+    yield database
+    await database.close()
+
+
+def _stored(tmp_path: Path) -> list[int]:
+    # Another connection sees only what was committed.
+    with sqlite3.connect(tmp_path / "g.sqlite3") as raw:
+        return [n for (n,) in raw.execute("SELECT n FROM t ORDER BY n")]
+
+
+async def test_waiting_transactions_share_commits_and_each_ends_committed(
+        db: SqliteDatabase, tmp_path: Path) -> None:
+    commits = db.commits
+
+    async def insert(n: int) -> list[int]:
+        async with db.transaction() as conn:
+            await conn.execute("INSERT INTO t (n) VALUES (?)", (n,))
+        return _stored(tmp_path)  # at the end of the block, the row is on disk
+
+    seen = await asyncio.gather(*(insert(n) for n in range(40)))
+    assert all(n in rows for n, rows in enumerate(seen))
+    assert _stored(tmp_path) == list(range(40))
+    assert 1 <= db.commits - commits < 40, "some transactions were committed together"
+
+
+async def test_a_failing_transaction_rolls_back_only_its_own_statements(
+        db: SqliteDatabase, tmp_path: Path) -> None:
+    async def insert(n: int, fail: bool = False) -> None:
+        async with db.transaction() as conn:
+            await conn.execute("INSERT INTO t (n) VALUES (?)", (n,))
+            await asyncio.sleep(0)  # let the others queue up behind
+            if fail:
+                raise ValueError("refused")
+
+    results = await asyncio.gather(insert(1), insert(2, fail=True), insert(3),
+                                   return_exceptions=True)
+    assert isinstance(results[1], ValueError) and results[0] is None and results[2] is None
+    assert _stored(tmp_path) == [1, 3]
+
+
+async def test_a_failed_commit_fails_every_member(db: SqliteDatabase, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    real = db._db.execute
+
+    def failing(sql: str, *args: Any) -> Any:
+        if sql == "COMMIT":
+            raise sqlite3.OperationalError("disk I/O error")
+        return real(sql, *args)
+
+    monkeypatch.setattr(db._db, "execute", failing)
+
+    async def insert(n: int) -> None:
+        async with db.transaction() as conn:
+            await conn.execute("INSERT INTO t (n) VALUES (?)", (n,))
+            await asyncio.sleep(0)
+
+    results = await asyncio.gather(*(insert(n) for n in range(5)), return_exceptions=True)
+    assert all(isinstance(r, StorageError) for r in results), results
+    monkeypatch.undo()
+    assert _stored(tmp_path) == []
+    await insert(7)  # the connection works again
+    assert _stored(tmp_path) == [7]
+
+
+@pytest.mark.parametrize("steps", range(0, 40, 3))
+@pytest.mark.parametrize("victim", [0, 2])
+async def test_a_member_cancelled_at_any_moment_cancels_no_other(
+        db: SqliteDatabase, tmp_path: Path, steps: int, victim: int) -> None:
+    async def insert(n: int) -> None:
+        async with db.transaction() as conn:
+            await conn.execute("INSERT INTO t (n) VALUES (?)", (n,))
+            await asyncio.sleep(0)
+
+    tasks = [asyncio.create_task(insert(n)) for n in range(6)]
+    for _ in range(steps):  # the cancellation lands somewhere else each time
+        await asyncio.sleep(0)
+    tasks[victim].cancel()
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    others = [n for n in range(6) if n != victim]
+    assert all(results[n] is None for n in others), results
+    assert set(_stored(tmp_path)) >= set(others)
+    await insert(50)  # and the connection goes on working
+    assert 50 in _stored(tmp_path)
+
+
+async def test_a_connection_sees_no_open_group(db: SqliteDatabase, tmp_path: Path) -> None:
+    # What follows connection() is in autocommit mode: a transaction of its own can begin.
+    async def insert(n: int) -> None:
+        async with db.transaction() as conn:
+            await conn.execute("INSERT INTO t (n) VALUES (?)", (n,))
+            await asyncio.sleep(0)
+
+    async def own_transaction() -> None:
+        async with db.connection() as conn:
+            await conn.execute("BEGIN IMMEDIATE")
+            await conn.execute("INSERT INTO t (n) VALUES (100)")
+            await conn.execute("COMMIT")
+
+    await asyncio.gather(insert(1), insert(2), own_transaction(), insert(3))
+    assert _stored(tmp_path) == [1, 2, 3, 100]
