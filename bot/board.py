@@ -155,10 +155,12 @@ class BoardPublisher:
             return message
 
     def _forget(self, game_id: int, message_id: int) -> None:
-        # A finished game's board is never edited again.
+        # A finished game's board is never edited again (its lock, held by the caller, goes
+        # with it: a later publish, after a restart say, makes a new one).
         self._embeds.pop(message_id, None)
         self._shown.pop(game_id, None)
         self._notes.pop(game_id, None)
+        self._locks.pop(game_id, None)
 
     async def _close(self, channel: discord.PartialMessageable, message_id: int,
                      key: int | None, facts: GameFacts) -> None:

@@ -113,6 +113,7 @@ async def test_a_finished_game_leaves_memory_while_other_boards_wait(world: Worl
     await resign(world, world.alice)
     await world.settle()
     assert finished.finished
+    assert finished.id not in world.bot.boards._locks, "its last board drawn, nothing kept"
     await start_challenge(world, "classic")
     going_on = live_game(world)
     assert going_on.id != finished.id
