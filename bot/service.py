@@ -451,13 +451,17 @@ class GameService:
         return self._locks.setdefault(game_id, asyncio.Lock())
 
     async def find_game(
-        self, user_id: int, channel_id: int, game_id: int | None = None
+        self, user_id: int, channel_id: int, game_id: int | None = None, *,
+        guild_id: int | None = None,
     ) -> LiveGame:
-        """The user's game in this channel (the one where he is on turn, if several)."""
+        """The user's game in this channel (the one where he is on turn, if several); or the
+        game ``game_id``, his, of the server ``guild_id`` when given."""
         if game_id is not None:
             live = await self.game(game_id)
             if live.seat_of(user_id) is None:
                 raise UserError("You're not playing in that game.")
+            if guild_id is not None and live.guild_id != guild_id:
+                raise UserError("That game is played in another server: play it there.")
             return live
         # Once every active game is in memory (``active_games`` loads them at start-up; a new
         # one is loaded as it begins), the usual case needs no database: autocomplete and the

@@ -248,7 +248,8 @@ class GamesCog(commands.Cog):
 
     async def _game(self, interaction: Interaction, game: int | None) -> LiveGame:
         assert interaction.channel_id is not None
-        return await self.service.find_game(interaction.user.id, interaction.channel_id, game)
+        return await self.service.find_game(interaction.user.id, interaction.channel_id, game,
+                                            guild_id=interaction.guild_id)
 
     @app_commands.command(name="hand", description="See your hand privately, and move from it.")
     @app_commands.describe(game="Which game (if you have several here)")

@@ -234,6 +234,16 @@ async def test_a_players_game_is_found_among_many_in_memory(env) -> None:
     assert await service.find_game(ANN, 11) is other
 
 
+async def test_a_game_named_by_id_is_played_only_in_its_own_server(env) -> None:
+    service, _, _ = env
+    live = await _challenge(service)  # in server 1
+    assert await service.find_game(ANN, 99, live.id, guild_id=1) is live
+    with pytest.raises(UserError, match="another server"):
+        await service.find_game(ANN, 99, live.id, guild_id=2)
+    with pytest.raises(UserError, match="not playing"):
+        await service.find_game(CAROL, 99, live.id, guild_id=1)
+
+
 async def test_a_finished_game_still_wanted_is_kept_in_memory(env) -> None:
     service, _, _ = env
     live = await _challenge(service)
