@@ -246,16 +246,17 @@ class SqliteDatabase:
                     await self._commit_group()
                 elif self._flusher is None or self._flusher.done():
                     # Should those waiting give up, the group is committed all the same.
-                    self._flusher = loop.create_task(self._commit_later(group))
+                    self._flusher = loop.create_task(self._commit_later())
         finally:
             self._lock.release()
 
-    async def _commit_later(self, group: asyncio.Future[None]) -> None:
+    async def _commit_later(self) -> None:
+        # Whatever group is open by then: an earlier one's flusher, still waiting, is the
+        # one a later group relies on (no second flusher is started while one waits).
         await asyncio.sleep(self.GROUP_WAIT)
         await self._acquire()
         try:
-            if self._group is group:
-                await self._commit_group()
+            await self._commit_group()
         finally:
             self._lock.release()
 

@@ -119,3 +119,25 @@ async def test_a_connection_sees_no_open_group(db: SqliteDatabase, tmp_path: Pat
 
     await asyncio.gather(insert(1), insert(2), own_transaction(), insert(3))
     assert _stored(tmp_path) == [1, 2, 3, 100]
+
+
+async def test_a_group_is_committed_when_only_an_earlier_groups_flusher_waits(
+        db: SqliteDatabase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A transaction that ends while another waits leaves the commit to those after it, with a
+    # flusher in case they give up. Here the one waiting when the second group ends is the
+    # first group's flusher: it must commit the group open by then, or that group's
+    # transaction waits for ever.
+    monkeypatch.setattr(db, "GROUP_WAIT", 1.0)
+
+    async def insert(n: int, hold: float = 0.0) -> None:
+        async with db.transaction() as conn:
+            await conn.execute("INSERT INTO t (n) VALUES (?)", (n,))
+            await asyncio.sleep(hold)
+
+    # A ends while B waits: a flusher starts, to wake in 1 s; B ends alone and commits.
+    await asyncio.gather(insert(1), insert(2))
+    await asyncio.sleep(0.3)
+    # C's group, younger than GROUP_WAIT when C ends (0.9 s), while the flusher, awake since
+    # 1 s, waits for the connection.
+    await asyncio.wait_for(insert(3, hold=0.9), timeout=5)
+    assert _stored(tmp_path) == [1, 2, 3]
