@@ -136,12 +136,18 @@ def test_same_seed_same_moves(rules: RuleSet, level: str) -> None:
     assert history() == history()
 
 
-@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: r.name)
-def test_a_determinization_agrees_with_the_view_and_conserves_cards(rules: RuleSet) -> None:
+def _sixty_moves_in(rules: RuleSet) -> Game:
+    """A game of seed 8, 60 moves of the easy player in: cards in every kind of place."""
     game, _ = Game.new(rules, 8)
     driver = make_player("easy", 1)
     for _ in range(60):
         game.play(driver.choose(game.view(game.turn)))
+    return game
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: r.name)
+def test_a_determinization_agrees_with_the_view_and_conserves_cards(rules: RuleSet) -> None:
+    game = _sixty_moves_in(rules)
     seat = game.turn
     view = game.view(seat)
     unseen = unseen_cards(view)
@@ -276,10 +282,7 @@ def test_a_glimpse_deals_unseen_cards_as_a_full_deal_would(rules: RuleSet) -> No
     # from the unseen ones, in the numbers the view shows, and in classic (pay-off piles from
     # pack A, so jokers lie only in hands and the stock) a joker turns up in the opponent's hand
     # as often as in full deals.
-    game, _ = Game.new(rules, 8)
-    driver = make_player("easy", 1)
-    for _ in range(60):
-        game.play(driver.choose(game.view(game.turn)))
+    game = _sixty_moves_in(rules)
     view = game.view(game.turn)
     opp = 1 - game.turn
     pool = UnseenPool(view)
