@@ -323,6 +323,8 @@ class SqliteDatabase:
         await self._acquire()
         try:
             await self._commit_group()
+            if self._flusher is not None:
+                self._flusher.cancel()  # nothing left for it to commit
             await self._db.close()
         finally:
             self._lock.release()
