@@ -12,7 +12,7 @@ import logging
 import sys
 import time
 
-from .config import Config, ConfigError
+from .ops.config import Config, ConfigError
 
 OWN_LOGGERS = ("bot", "engine")
 """The loggers ``LOG_LEVEL`` raises: the bot's own, never a library's."""
@@ -67,7 +67,7 @@ USAGE = """usage: python -m bot                        run the bot
 
 def backup_command(config: Config, dest: str, overwrite: bool) -> int:
     """``python -m bot backup PATH``: a consistent copy of the database while the bot runs."""
-    from .backup import BackupError, backup
+    from .ops.backup import BackupError, backup
 
     try:
         info = backup(config.database, dest, overwrite=overwrite)
@@ -84,8 +84,8 @@ def backup_command(config: Config, dest: str, overwrite: bool) -> int:
 def restore_command(config: Config, src: str) -> int:
     """``python -m bot restore PATH``: check the backup, then put it in place of the database
     (the bot must be stopped; the database it replaces is kept)."""
-    from .backup import BackupError, restore
-    from .dblock import DatabaseInUse
+    from .ops.backup import BackupError, restore
+    from .ops.dblock import DatabaseInUse
     from .storage import SQLITE_SCHEMA_VERSION
 
     try:
@@ -110,7 +110,7 @@ def restore_command(config: Config, src: str) -> int:
 
 def migrate_command(config: Config, target: str) -> int:
     """``python -m bot migrate --to URL``: copy the SQLite database into PostgreSQL."""
-    from .migrate import MigrationError, migrate
+    from .ops.migrate import MigrationError, migrate
 
     try:
         asyncio.run(migrate(config.database, target))
@@ -156,8 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     if target:
         return migrate_command(config, target)
     configure_logging(config.log_level)
-    from .client import run
-    from .dblock import DatabaseInUse
+    from .app.client import run
+    from .ops.dblock import DatabaseInUse
     from .storage import StorageError
 
     try:

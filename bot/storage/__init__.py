@@ -24,11 +24,11 @@ from pathlib import Path
 from ..shards import ShardSet
 from . import copy, migrations_postgres, migrations_sqlite
 from .base import Records
-from .challenges import ChallengeRecords
+from .challenge_records import ChallengeRecords
 from .db import Database, is_postgres_url, open_database, sqlite_path
 from .errors import ShardInUse
-from .games import GameRecords
-from .ledger import LedgerRecords
+from .game_records import GameRecords
+from .ledger_records import LedgerRecords
 from .migrations_sqlite import SQLITE_SCHEMA_VERSION
 from .rows import (
     DEFAULT_SETTINGS,
@@ -42,7 +42,7 @@ from .rows import (
     SettlementRow,
     StorageError,
 )
-from .settings import SettingsRecords
+from .settings_records import SettingsRecords
 
 __all__ = [
     "DEFAULT_SETTINGS",

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import main
-from bot.backup import (
+from bot.ops.backup import (
     TABLES,
     BackupError,
     DailyBackups,
@@ -31,7 +31,7 @@ from bot.backup import (
     daily_backup,
     restore,
 )
-from bot.dblock import DatabaseInUse
+from bot.ops.dblock import DatabaseInUse
 from bot.storage import SQLITE_SCHEMA_VERSION, GameEntry, Storage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -353,7 +353,7 @@ def test_restore_is_refused_while_a_bot_holds_the_database(database: Path,
         db.execute("DELETE FROM games WHERE status = 'active'")
     before = dump(database)
     held = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from bot.dblock import hold_database; "
+        [sys.executable, "-c", "import sys, time; from bot.ops.dblock import hold_database; "
          f"h = hold_database({str(database)!r}); print('held', flush=True); time.sleep(60)"],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE)
     try:
@@ -423,7 +423,7 @@ async def test_the_housekeeping_backup_runs_once_a_day_and_logs_a_failure_once(
     (database.parent / "backups").rename(database.parent / "old-backups")
     (database.parent / "backups").write_text("not a folder")
     now[0] += 86400
-    with caplog.at_level(logging.ERROR, logger="bot.backup"):
+    with caplog.at_level(logging.ERROR, logger="bot.ops.backup"):
         for _ in range(3):
             assert await backups.run_due() is None
             now[0] += 60
@@ -536,7 +536,7 @@ def test_python_m_bot_backup_runs_without_a_token(database: Path, tmp_path: Path
 
 def test_without_arguments_it_still_runs_the_bot(cli: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    import bot.client
+    import bot.app.client
 
     started = []
 
@@ -544,17 +544,17 @@ def test_without_arguments_it_still_runs_the_bot(cli: Path,
         started.append(config)
 
     monkeypatch.setenv("DISCORD_TOKEN", "x" * 50)
-    monkeypatch.setattr(bot.client, "run", run)
+    monkeypatch.setattr(bot.app.client, "run", run)
     assert main([]) == 0 and len(started) == 1
 
 
 async def test_the_running_bot_takes_the_daily_backup(tmp_path: Path) -> None:
     # The housekeeping loop of the real bot (against the local fake Discord) takes today's
     # backup on its first round, while the bot keeps its database open.
-    from bot.client import SpiteBot
-    from bot.config import Config
-    from tests.fakediscord import start_bot
-    from tests.fakediscord.fixtures import fake_discord_server
+    from bot.app.client import SpiteBot
+    from bot.ops.config import Config
+    from bot.sandbox import start_bot
+    from tests.fake_discord_fixtures import fake_discord_server
     from tests.support import Clock
 
     database = tmp_path / "bot.sqlite3"
@@ -573,7 +573,7 @@ async def test_the_running_bot_takes_the_daily_backup(tmp_path: Path) -> None:
 
 
 def test_backup_keep_is_a_count_of_days() -> None:
-    from bot.config import Config, ConfigError
+    from bot.ops.config import Config, ConfigError
 
     assert Config.from_env({}, require_token=False).backup_keep == 7
     assert Config.from_env({"BACKUP_KEEP": "0"}, require_token=False).backup_keep == 0

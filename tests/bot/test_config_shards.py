@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.client import ShardedSpiteBot, SpiteBot, new_bot
-from bot.config import Config, ConfigError
+from bot.app.client import ShardedSpiteBot, SpiteBot, new_bot
+from bot.ops.config import Config, ConfigError
 from bot.shards import ShardSet
 
 

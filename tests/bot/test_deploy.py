@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 
 from bot.__main__ import health, main
-from bot.config import Config
+from bot.ops.config import Config
 
 ROOT = Path(__file__).resolve().parents[2]
 

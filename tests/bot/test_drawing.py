@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from bot import drawing
-from bot.bench import positions
-from bot.drawing import Pictures
-from bot.drawing_worker import frame, read_message
-from bot.render import BoardInfo, render_board, render_hand
+from bot.bench.commands import positions
+from bot.pictures import drawing
+from bot.pictures.drawing import Pictures
+from bot.pictures.drawing_worker import frame, read_message
+from bot.pictures.render import BoardInfo, render_board, render_hand
 from engine import View
 
 
@@ -223,7 +223,7 @@ async def test_a_worker_killed_mid_drawing_is_replaced_and_the_drawings_come_bac
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         (pid,) = pictures.pids()
         assert len(done) < len(tasks)  # the rest are under way or waiting
-        with caplog.at_level(logging.WARNING, logger="bot.drawing"):
+        with caplog.at_level(logging.WARNING, logger="bot.pictures.drawing"):
             os.kill(pid, signal.SIGKILL)
             drawn = await asyncio.gather(*tasks)
         assert drawn == [render_hand(mine, info) for _, mine, info in cases]
@@ -243,7 +243,7 @@ async def test_close_leaves_no_process_and_none_but_the_workers_start(pool: Pict
     (pid,) = pool.pids()
     # The workers are the only processes started: no resource tracker, no other helper.
     started = {child: cmdline for child, cmdline in _children().items() if child not in before}
-    assert list(started) == [pid] and "bot.drawing_worker" in started[pid]
+    assert list(started) == [pid] and "bot.pictures.drawing_worker" in started[pid]
     assert not any("resource_tracker" in cmdline for cmdline in _children().values())
     await pool.close()
     assert pool.pids() == [] and _children().keys() <= before.keys()
@@ -263,7 +263,7 @@ async def test_close_lets_the_drawings_handed_over_finish(pool: Pictures) -> Non
 async def test_the_worker_stops_when_its_stdin_closes() -> None:
     _, mine, info = _position()
     worker = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot.drawing_worker",
+        sys.executable, "-m", "bot.pictures.drawing_worker",
         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert worker.stdin is not None and worker.stdout is not None
     worker.stdin.write(frame(pickle.dumps(("render_hand", mine, info))))
@@ -284,8 +284,8 @@ def test_read_message_stops_at_the_end_of_the_stream() -> None:
 
 _BOT_KILLED = """
 import asyncio, os, signal
-from bot.bench import positions
-from bot.drawing import pictures
+from bot.bench.commands import positions
+from bot.pictures.drawing import pictures
 
 async def main():
     _, mine, info = positions(1, seed=3)[0]
@@ -309,7 +309,7 @@ def test_no_worker_outlives_a_killed_bot() -> None:
 
 
 def test_the_worker_imports_the_renderer_and_the_engine_only() -> None:
-    code = "import sys, bot.drawing_worker; print(*sorted(sys.modules))"
+    code = "import sys, bot.pictures.drawing_worker; print(*sorted(sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     modules = {name.split(".")[0] for name in done.stdout.split()}

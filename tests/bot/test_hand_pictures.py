@@ -9,10 +9,10 @@ from typing import Any, cast
 
 import pytest
 
-from bot import ui
-from bot.host import Host
-from bot.render import render_hand
-from bot.service import GameService, LiveGame
+from bot.app import ui
+from bot.app.host import Host
+from bot.games.game_service import GameService, LiveGame
+from bot.pictures.render import render_hand
 from bot.storage import Storage
 
 ANN, BOB = 101, 202
@@ -29,7 +29,7 @@ async def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     drawn: list[Any] = []
 
     class Counting:
-        # The drawing processes (bot.drawing) draw the same bytes: here, the count matters.
+        # The drawing processes (bot.pictures.drawing) draw the same bytes: here, the count matters.
         async def hand(self, view: Any, info: Any) -> bytes:
             drawn.append((view, info))
             return render_hand(view, info)
@@ -107,7 +107,7 @@ async def test_only_so_many_pictures_are_kept(env, monkeypatch: pytest.MonkeyPat
 def test_the_storage_and_hand_benchmarks_run_from_bot_bench(capsys) -> None:
     import json
 
-    from bot.bench import main as bench_main
+    from bot.bench.commands import main as bench_main
 
     bench_main(["hand", "--store-games", "2", "--repeats", "2"])
     bench_main(["storage", "--store-games", "1", "--moves", "20"])

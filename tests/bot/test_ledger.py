@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.ledger import LedgerService, display_rating
-from bot.service import GameService, LiveGame, UserError
+from bot.games.game_service import GameService, LiveGame, UserError
+from bot.money.ledger_service import LedgerService, display_rating
 from bot.storage import GameEntry, Storage
 from tests.dbtools import run_sql
 from tests.support import Clock
@@ -92,7 +92,7 @@ async def test_the_ledger_is_append_only(env, database: str) -> None:
 async def test_tied_match_pays_nothing(env) -> None:
     games, ledger, _ = env
     live = await staked_game(games, ANN, BOB, rules="kings", target=50)
-    from bot.stakes import game_entry
+    from bot.money.stakes import game_entry
 
     live.match.resigned = None
     live.match.scores = [30, 30]
@@ -112,7 +112,7 @@ async def test_tied_match_pays_nothing(env) -> None:
 async def test_match_margin_is_the_score_difference(env) -> None:
     games, _, _ = env
     live = await staked_game(games, ANN, BOB, rules="kings", stake=100, per_card=10)
-    from bot.stakes import game_entry
+    from bot.money.stakes import game_entry
 
     class Over:
         is_over = True
@@ -285,7 +285,7 @@ async def test_summaries_rebuild_to_the_same_values(env) -> None:
 
 
 def test_ledger_benchmark_runs_and_reports_every_query() -> None:
-    from bot.bench_ledger import run_ledger
+    from bot.bench.ledger_bench import run_ledger
 
     row = run_ledger(entries=3000, players=30, repeat=2)
     assert row["lines"] == 3000 and row["players"] == 30
@@ -434,7 +434,7 @@ async def test_csv_names_the_players_beside_their_ids(env) -> None:
 
 
 async def test_a_void_recomputes_ratings_off_the_event_loop(tmp_path: Path) -> None:
-    from bot.bench_ledger import GUILD, _fill
+    from bot.bench.ledger_bench import GUILD, _fill
 
     storage = await Storage.open(tmp_path / "big.sqlite3")
     try:

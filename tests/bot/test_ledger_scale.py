@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot.bench import main as bench_main
-from bot.bench_ledger import GUILD, _lines
-from bot.ledger import LedgerService
-from bot.render_tables import render_money_chart
+from bot.bench.commands import main as bench_main
+from bot.bench.ledger_bench import GUILD, _lines
+from bot.money.ledger_service import LedgerService
+from bot.pictures.render_tables import render_money_chart
 from bot.storage import GameEntry, LedgerRow, Storage
 from bot.storage.migrations_sqlite import MIGRATIONS
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.dblock import hold_database
-from bot.ledger import LedgerService
-from bot.migrate import MigrationError, migrate
-from bot.service import GameService, LiveGame
+from bot.games.game_service import GameService, LiveGame
+from bot.money.ledger_service import LedgerService
+from bot.ops.dblock import hold_database
+from bot.ops.migrate import MigrationError, migrate
 from bot.storage import Storage
 from tests.dbtools import run_sql
 from tests.support import Clock
@@ -124,7 +124,7 @@ async def test_refused_while_the_bot_runs_and_for_wrong_urls(tmp_path: Path,
         # The lock is per process; a second process is what a running bot is.
         import subprocess
         import sys
-        code = ("import asyncio, sys; from bot.migrate import migrate, MigrationError\n"
+        code = ("import asyncio, sys; from bot.ops.migrate import migrate, MigrationError\n"
                 "try: asyncio.run(migrate(sys.argv[1], sys.argv[2]))\n"
                 "except MigrationError as e: print(e); sys.exit(3)")
         done = subprocess.run([sys.executable, "-c", code, str(path), postgres_url],

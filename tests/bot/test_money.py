@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.money import AmountError, format_amount, parse_amount
+from bot.money.amounts import AmountError, format_amount, parse_amount
 
 
 @pytest.mark.parametrize(("text", "cents"), [

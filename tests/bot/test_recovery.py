@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.replay import replay_match
-from bot.service import SNAPSHOT_EVERY, GameService, LiveGame, restore_match
+from bot.games.game_service import SNAPSHOT_EVERY, GameService, LiveGame, restore_match
+from bot.games.replay import replay_match
 from bot.storage import Storage
 from engine import RuleSet
 from tests.support import Clock

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from bot import render
-from bot.bench import main as bench_main
-from bot.bench import positions
-from bot.render import BOARD_SIZE, HAND_SIZE, BoardInfo, render_board, render_hand
+from bot.bench.commands import main as bench_main
+from bot.bench.commands import positions
+from bot.pictures import render
+from bot.pictures.render import BOARD_SIZE, HAND_SIZE, BoardInfo, render_board, render_hand
 from engine import CLASSIC, KINGS, Card, EndReason, Game, Result, View, parse_cards
 from engine.game import full_deck
 
@@ -231,7 +231,7 @@ def test_names_the_fonts_cannot_draw_are_cleaned() -> None:
 
 
 def test_the_renderer_imports_no_discord() -> None:
-    code = "import sys, bot.render\nprint('discord' in sys.modules)\n"
+    code = "import sys, bot.pictures.render\nprint('discord' in sys.modules)\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[2])
     assert out.stdout.strip() == "False"

@@ -7,8 +7,13 @@ import io
 import pytest
 from PIL import Image
 
-from bot.money import format_amount
-from bot.render_tables import date_ticks, money_ticks, render_leaderboard, render_money_chart
+from bot.money.amounts import format_amount
+from bot.pictures.render_tables import (
+    date_ticks,
+    money_ticks,
+    render_leaderboard,
+    render_money_chart,
+)
 
 
 def _image(data: bytes) -> Image.Image:

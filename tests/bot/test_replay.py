@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from bot.history import PAGE, HistoryService, position_at
-from bot.replay import ReplayError, move_list, replay_match, replay_saved
-from bot.service import GameService, LiveGame, UserError
+from bot.games.game_service import GameService, LiveGame, UserError
+from bot.games.history import PAGE, HistoryService, position_at
+from bot.games.replay import ReplayError, move_list, replay_match, replay_saved
 from bot.storage import Storage
 from engine import CLASSIC, KINGS, Card, Game, GameOver, Match, RuleSet, TurnEnded, View
 from engine.players import make_player

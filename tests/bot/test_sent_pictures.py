@@ -7,7 +7,7 @@ import io
 import discord
 from discord.http import handle_message_parameters
 
-from bot.ui import Picture
+from bot.app.ui import Picture
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(1000)
 

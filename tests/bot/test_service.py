@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from bot.service import GameService, LiveGame, UserError, restore_match
+from bot.games.game_service import GameService, LiveGame, UserError, restore_match
 from bot.storage import Storage
 from engine import PASS
 from tests.support import Clock

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.service import GameService, LiveGame, UserError
+from bot.games.game_service import GameService, LiveGame, UserError
 from bot.shards import ShardSet
 from bot.storage import Storage
 from tests.support import Clock

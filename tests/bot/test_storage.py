@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import GameService
+from bot.games.game_service import GameService
 from bot.storage import Storage, StorageError
 from bot.storage.db import SqliteDatabase
 from bot.storage.migrations_sqlite import MIGRATIONS, _statements

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.text import board_fields, clip, plural, quote
+from bot.pictures.text import board_fields, clip, plural, quote
 from engine import CLASSIC, Game
 
 
@@ -23,7 +23,7 @@ def test_user_input_is_quoted_short_and_messages_fit() -> None:
 
 
 def test_the_board_text_says_what_a_side_stack_joker_stands_for() -> None:
-    from bot.text import board_fields
+    from bot.pictures.text import board_fields
     from engine import CLASSIC, Game
     from engine.players import make_player
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from bot.client import SpiteBot
-from bot.config import Config
-from tests.fakediscord import FakeDiscord, start_bot
-from tests.fakediscord import fixtures as _fixtures
-from tests.fakediscord.models import FakeMessage
+from bot.app.client import SpiteBot
+from bot.ops.config import Config
+from bot.sandbox import FakeDiscord, start_bot
+from bot.sandbox.models import FakeMessage
+from tests import fake_discord_fixtures as _fixtures
 from tests.support import Clock
 
 fake_discord = _fixtures.fake_discord

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from bot import ui
-from tests.fakediscord import CallbackType, ErrorLogGuard, MessageFlags
+from bot.app import ui
+from bot.sandbox import CallbackType, ErrorLogGuard, MessageFlags
 
 from .conftest import World, option_targets, select_options
 from .test_bot_play import hand, live_game, start_challenge
@@ -127,7 +127,7 @@ async def test_a_refusal_after_a_public_defer_stays_private(world: World,
 async def test_a_failing_button_apologises_privately_and_logs_once(
         world: World, no_error_logs: ErrorLogGuard, monkeypatch: pytest.MonkeyPatch,
         where: str) -> None:
-    no_error_logs.allow("failed", logger="bot.ui")
+    no_error_logs.allow("failed", logger="bot.app.ui")
     assert world.bot is not None
     service = world.bot.service
     if where == "challenge":
@@ -170,7 +170,7 @@ async def test_a_failing_button_apologises_privately_and_logs_once(
     assert message.content == before, "the message the button is on is left as it was"
     errors = [r for r in no_error_logs.records if r.levelno >= logging.ERROR]
     assert len(errors) == 1, no_error_logs.format_records(errors)
-    assert errors[0].exc_info is not None and errors[0].name == "bot.ui"
+    assert errors[0].exc_info is not None and errors[0].name == "bot.app.ui"
     assert "sm:mv" not in errors[0].getMessage(), "a move's id names a hand card: not logged"
 
 
@@ -230,7 +230,7 @@ async def test_a_failing_command_apologises_privately_after_its_defer(
         command: str) -> None:
     # The tree's error handler (client.SpiteTree.on_error) replies through ui.reply_error,
     # after a private or a public "thinking…" alike.
-    no_error_logs.allow("failed", logger="bot.client")
+    no_error_logs.allow("failed", logger="bot.app.client")
     assert world.bot is not None
     monkeypatch.setattr(world.bot.service, "find_game", _boom)
     monkeypatch.setattr(world.bot.service, "challenge", _boom)

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from bot.sandbox.models import FakeMessage
 from engine import Card, Move
-from tests.fakediscord.models import FakeMessage
 
 from .conftest import World, option_targets, select_options
 

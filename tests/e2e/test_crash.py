@@ -19,12 +19,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.replay import replay_match
-from bot.service import SNAPSHOT_EVERY, restore_match
+from bot.games.game_service import SNAPSHOT_EVERY, restore_match
+from bot.games.replay import replay_match
+from bot.sandbox import FakeDiscord, FakeDiscordError
 from bot.storage import Storage
 from engine import Move, RuleSet
 from tests.dbtools import run_sql
-from tests.fakediscord import FakeDiscord, FakeDiscordError
 
 from .conftest import select_options
 from .test_bot_play import choose

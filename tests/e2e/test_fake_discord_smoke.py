@@ -22,7 +22,7 @@ from discord import app_commands
 from discord.ext import commands
 from PIL import Image
 
-from tests.fakediscord import (
+from bot.sandbox import (
     CallbackType,
     ErrorLogGuard,
     FakeDiscord,
@@ -31,7 +31,7 @@ from tests.fakediscord import (
     running_bot,
     start_bot,
 )
-from tests.fakediscord import fixtures as _fixtures
+from tests import fake_discord_fixtures as _fixtures
 
 # Fixtures used below (assigned, not imported by name, so linters see no shadowing).
 fake_discord = _fixtures.fake_discord

@@ -10,8 +10,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from bot.sandbox.models import FakeMessage
 from engine import GameOver, Match, TurnEnded
-from tests.fakediscord.models import FakeMessage
 
 from .conftest import World, select_options
 from .test_bot_play import (

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from bot.service import restore_match
-from tests.fakediscord import FakeDiscord
-from tests.fakediscord.models import FakeMessage
+from bot.games.game_service import restore_match
+from bot.sandbox import FakeDiscord
+from bot.sandbox.models import FakeMessage
 
 from .conftest import World, option_targets, select_options
 from .test_bot_play import hand, live_game, resign, start_challenge
@@ -209,7 +209,7 @@ async def test_a_stop_signal_draws_pending_boards_then_exits_cleanly(
     assert "stopped" in logs
     assert "Traceback" not in logs and " ERROR " not in logs
     # Secrets: a DEBUG log holds no token, no seed and no hidden card.
-    assert "DEBUG bot.board" in logs and "DEBUG aiosqlite" not in logs
+    assert "DEBUG bot.app.board" in logs and "DEBUG aiosqlite" not in logs
     with sqlite3.connect(db) as raw:
         state = json.loads(raw.execute("SELECT state FROM games").fetchone()[0])
     assert secret not in logs
@@ -276,12 +276,12 @@ async def test_a_stop_waits_for_late_boards_no_longer_than_its_budget(
         world: World, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     # Under a backlog of boards a stop must still end before Docker kills the container: the
     # boards left are drawn at the next start.
-    import bot.client
+    import bot.app.client
 
     await start_challenge(world, "kings")
     assert world.bot is not None
     bot_ = world.bot
-    monkeypatch.setattr(bot.client, "STOP_SECONDS", 1.0)
+    monkeypatch.setattr(bot.app.client, "STOP_SECONDS", 1.0)
     stuck = asyncio.Event()
 
     async def never_drawn(game_id: int, **_: Any) -> None:

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from tests.fakediscord import FakeDiscord
+from bot.sandbox import FakeDiscord
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,12 +56,12 @@ async def test_runs_against_the_fake_and_never_logs_the_token(tmp_path: Path) ->
 
 
 async def test_a_second_process_on_the_same_sqlite_file_is_refused(tmp_path: Path) -> None:
-    from bot.dblock import hold_database
+    from bot.ops.dblock import hold_database
 
     db = tmp_path / "db" / "bot.sqlite3"
     held = await asyncio.create_subprocess_exec(
         sys.executable, "-c",
-        "import sys, time; from bot.dblock import hold_database; "
+        "import sys, time; from bot.ops.dblock import hold_database; "
         f"h = hold_database({str(db)!r}); print('held', flush=True); time.sleep(60)",
         cwd=tmp_path, env=_env(PYTHONPATH=str(ROOT)), stdout=asyncio.subprocess.PIPE)
     try:

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from bot.ledger import display_rating
-from tests.fakediscord.interactions import InteractionRecord
-from tests.fakediscord.models import FakeMessage
+from bot.money.ledger_service import display_rating
+from bot.sandbox.interactions import InteractionRecord
+from bot.sandbox.models import FakeMessage
 
 from .conftest import World, select_options
 from .test_bot_play import live_game, resign, start_challenge
@@ -304,7 +304,7 @@ async def test_a_failing_money_button_apologises_privately_and_logs_once(
         world: World, no_error_logs, monkeypatch) -> None:
     import logging
 
-    no_error_logs.allow("failed", logger="bot.ui")
+    no_error_logs.allow("failed", logger="bot.app.ui")
     assert world.bot is not None
     await start_challenge(world, "classic", stake="0.50")
     await resign(world, world.bob)

@@ -22,12 +22,12 @@ from typing import Any
 
 import discord
 
-from bot.client import ShardedSpiteBot, new_bot
-from bot.config import Config
+from bot.app.client import ShardedSpiteBot, new_bot
+from bot.ops.config import Config
+from bot.sandbox import FakeDiscord, FakeGuild, FakeMember, FakeMessage, start_bot
 from bot.shards import ShardSet, shard_of
-from tests.fakediscord import FakeDiscord, FakeGuild, FakeMember, FakeMessage, start_bot
-from tests.fakediscord import fixtures as _fixtures
-from tests.fakediscord.fixtures import FakeDiscordFactory
+from tests import fake_discord_fixtures as _fixtures
+from tests.fake_discord_fixtures import FakeDiscordFactory
 from tests.support import Clock
 
 from .conftest import select_options

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tests.fakediscord import Perm
-from tests.fakediscord.models import FakeMessage
+from bot.sandbox import Perm
+from bot.sandbox.models import FakeMessage
 
 from .conftest import World
 from .test_bot_play import hand, live_game, play_through, resign, start_challenge

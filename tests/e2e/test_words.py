@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from bot.sandbox import ErrorLogGuard
 from engine import CLASSIC, Game
-from tests.fakediscord import ErrorLogGuard
 
 from .conftest import World
 from .test_bot_play import live_game, start_challenge

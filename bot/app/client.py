@@ -1,0 +1,530 @@
+"""The bot: a ``commands.Bot`` that wires storage, services, boards, buttons and commands.
+
+``setup_hook`` opens the database, registers the dynamic buttons (so buttons posted before a
+restart keep working), loads the cog and syncs the slash commands; a background loop expires
+challenges, reminds players on turn and offers a claim on stuck games.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+import yarl
+from discord import app_commands
+from discord.ext import commands
+
+from bot.games.game_service import GameService, LiveGame, MoveOutcome, UserError
+from bot.money.amounts import format_amount
+from bot.money.ledger_service import LedgerService
+from bot.ops.backup import DailyBackups
+from bot.ops.config import Config
+from bot.ops.dblock import hold_database
+from bot.pictures.drawing import pictures
+from bot.pictures.text import EXPIRED, RESTARTING, quote, result_announcement, result_text
+from bot.shards import ShardSet
+from bot.storage import Storage
+
+from .board import BoardPublisher
+from .ui import (
+    DYNAMIC_ITEMS,
+    ClaimButton,
+    Controls,
+    answer_stale_click,
+    challenge_controls,
+    reply_error,
+    result_controls,
+)
+
+if TYPE_CHECKING:
+    from .cogs.game_commands import GamesCog
+
+__all__ = ["ShardedSpiteBot", "SpiteBot", "SpiteTree", "apply_endpoints", "new_bot", "run"]
+
+log = logging.getLogger(__name__)
+
+INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-")
+
+STOP_SECONDS = 8.0
+"""How long a clean stop waits, in all, for running interactions and pending boards: Docker
+kills a container 10 s after its SIGTERM unless told otherwise. A board not drawn by then is
+drawn at the next start (``BoardPublisher.repair_boards``), so only a moment is lost."""
+"""Names of the tasks discord.py runs interaction handlers in (awaited when stopping)."""
+
+
+def apply_endpoints(config: Config) -> None:
+    """Point discord.py at a REST proxy or a local Discord stand-in, if configured."""
+    if config.api_base:
+        discord.http.Route.BASE = config.api_base.rstrip("/")
+    if config.gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(config.gateway_url)
+
+
+class Stopping(app_commands.CheckFailure):
+    """A command arrived while the bot is stopping (it was already answered)."""
+
+
+class SpiteTree(app_commands.CommandTree[Any]):
+    """Turns every refusal into a polite private reply; logs real failures."""
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        client = interaction.client
+        if isinstance(client, SpiteBot) and client.stopping:
+            if interaction.type is discord.InteractionType.autocomplete:
+                return False
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.response.send_message(RESTARTING, ephemeral=True)
+            raise Stopping()
+        return True
+
+    async def on_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        original = getattr(error, "original", error)
+        if isinstance(error, Stopping):
+            return
+        if isinstance(original, UserError):
+            message = str(original)
+        elif isinstance(error, app_commands.NoPrivateMessage):
+            message = "Spite & Malice is played in a server channel, not in direct messages."
+        elif isinstance(error, app_commands.TransformerError):
+            message = (f"I couldn't read the option value {quote(str(error.value))}. "
+                       "Please check it and try again.")
+        elif isinstance(error, app_commands.CheckFailure):
+            message = "You can't use that command here."
+        else:
+            log.error("command %s failed", interaction.command and interaction.command.name,
+                      exc_info=original)
+            message = "Sorry, something went wrong on my side. Nothing was changed."
+        with contextlib.suppress(discord.HTTPException):
+            await reply_error(interaction, message)
+
+
+class SpiteBot(commands.Bot):
+    """The Spite & Malice bot."""
+
+    storage: Storage
+    service: GameService
+    ledger: LedgerService
+    boards: BoardPublisher
+
+    def __init__(self, config: Config, *, seed_source: Callable[[], int] | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
+        intents = discord.Intents.default()
+        intents.message_content = False
+        shard_options: dict[str, Any] = {}
+        if config.shards is not None:
+            if not isinstance(self, commands.AutoShardedBot):
+                raise TypeError("a sharded bot is a ShardedSpiteBot (new_bot picks the class)")
+            shard_options = {"shard_count": config.shards.count,
+                             "shard_ids": sorted(config.shards.ids)}
+        # No message cache: the bot edits its messages by id (partial messages) and never
+        # reads one back from the cache, which held the last 1,000 messages posted anywhere
+        # the bot can see (boards, with their embeds and attachments).
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents,
+                         help_command=None, tree_cls=SpiteTree, max_messages=None,
+                         **shard_options)
+        self.config = config
+        self._seed_source = seed_source
+        self._clock = clock or time.time
+        self._computer_tasks: dict[int, asyncio.Task[None]] = {}
+        self._ticker: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._stopping: asyncio.Task[None] | None = None
+
+    @property
+    def computer_id(self) -> int:
+        """The computer opponent is the bot's own user."""
+        assert self.user is not None
+        return self.user.id
+
+    @property
+    def games_cog(self) -> GamesCog:
+        """The cog that handles challenges (the buttons call into it)."""
+        return cast("GamesCog", self.get_cog("GamesCog"))
+
+    async def setup_hook(self) -> None:
+        from .cogs.game_commands import GamesCog
+        from .cogs.history_commands import DYNAMIC_ITEMS as HISTORY_ITEMS
+        from .cogs.history_commands import HistoryCog
+        from .cogs.money_commands import DYNAMIC_ITEMS as MONEY_ITEMS
+        from .cogs.money_commands import MoneyCog
+
+        self.storage = await Storage.open(self.config.database, self._clock)
+        # Two processes running one shard (or two unsharded ones) on one PostgreSQL would do
+        # its housekeeping twice: the second refuses to start.
+        await self.storage.claim_shards(self.config.shards or ShardSet.single())
+        self.service = GameService(self.storage, computer_id=self.computer_id, clock=self._clock,
+                                   seed_source=self._seed_source, shards=self.config.shards)
+        self.service.listeners.append(self._on_game_change)
+        self.boards = BoardPublisher(self, self.config.board_delay)
+        self.ledger = LedgerService(self.storage)
+        self.add_dynamic_items(*DYNAMIC_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS)
+        await self.add_cog(GamesCog(self))
+        await self.add_cog(MoneyCog(self))
+        await self.add_cog(HistoryCog(self.storage))
+        if self.config.shards is not None and 0 not in self.config.shards.ids:
+            pass  # the commands are the bot's, not a shard's: shard 0's process uploads them
+        elif self.config.guild_id:
+            guild = discord.Object(id=self.config.guild_id)
+            self.tree.copy_global_to(guild=guild)
+            await self.tree.sync(guild=guild)
+        else:
+            await self.tree.sync()
+        self._ticker = asyncio.create_task(self._tick_loop(), name="ticker")
+
+    @property
+    def stopping(self) -> bool:
+        """True once the bot has begun to stop: new commands are turned away politely."""
+        return self._stopping is not None
+
+    async def close(self) -> None:
+        """Stop in the reverse order of start (safe to call more than once, from anywhere).
+
+        Background work stops first (housekeeping, the computer's turns); interactions already
+        running finish; pending board updates are drawn; then the connection to Discord
+        closes, and the database last.
+        """
+        if self._stopping is None:
+            self._stopping = asyncio.create_task(self._stop(), name="stop")
+        await asyncio.shield(self._stopping)
+
+    async def _stop(self) -> None:
+        log.info("stopping: finishing what is running")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STOP_SECONDS
+
+        def left(at_most: float) -> float:
+            return max(0.1, min(at_most, deadline - loop.time()))
+
+        owned = [t for t in (self._ticker, *self._computer_tasks.values(), *self._tasks) if t]
+        for task in owned:
+            task.cancel()
+        await asyncio.gather(*owned, return_exceptions=True)
+        # A player waits for each running interaction; boards come after them.
+        await self._wait_for_interactions(timeout=left(STOP_SECONDS * 0.6))
+        if hasattr(self, "boards"):
+            flush = asyncio.ensure_future(self.boards.flush())
+            await asyncio.wait({flush}, timeout=left(STOP_SECONDS))
+            if not flush.done():
+                log.warning("%d board updates were not drawn before stopping; they are drawn "
+                            "at the next start", self.boards.pending)
+                flush.cancel()  # and with it the drawings under way
+                await asyncio.gather(flush, return_exceptions=True)
+            elif flush.exception() is not None:
+                log.error("some board updates could not be drawn before stopping",
+                          exc_info=flush.exception())
+        await super().close()
+        # Anything that slipped in before the gateway closed can't reach Discord any more;
+        # let it finish (or fail) before the database goes.
+        await self._wait_for_interactions(timeout=1)
+        if self._tasks:  # e.g. a rating update scheduled by the last moves
+            await asyncio.wait(list(self._tasks), timeout=1)
+        await pictures.close()  # the drawing processes
+        if hasattr(self, "storage"):
+            await self.storage.close()
+        log.info("stopped")
+
+    async def _wait_for_interactions(self, timeout: float) -> None:
+        # discord.py runs each command and component callback in a task of its own, named by
+        # these prefixes; none has another owner we could ask.
+        current = asyncio.current_task()
+        running = [t for t in asyncio.all_tasks() if t is not current and not t.done()
+                   and t.get_name().startswith(INTERACTION_TASKS)]
+        if running:
+            _, late = await asyncio.wait(running, timeout=timeout)
+            if late:
+                log.warning("%d interactions still running after %.0f s; stopping anyway",
+                            len(late), timeout)
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        await answer_stale_click(interaction)
+
+    # ------------------------------------------------------------------ game flow
+
+    async def game_started(self, live: LiveGame, origin_message_id: int | None = None
+                           ) -> int | None:
+        """A new game: open its thread from ``origin_message_id`` (the challenge), post its
+        board there (soon, off the interaction), and let the computer move if it starts.
+        Returns the thread's id, or ``None`` when the game is played in the channel."""
+        if origin_message_id is not None:
+            await self._open_thread(live, origin_message_id)
+        self.boards.request(live.id)
+        self._maybe_computer(live)
+        return live.thread_id
+
+    async def _open_thread(self, live: LiveGame, origin_message_id: int) -> None:
+        settings = await self.service.settings(live.guild_id)
+        parent = self.get_channel(live.channel_id)
+        if not settings.use_threads or not isinstance(parent, discord.TextChannel):
+            return  # threads switched off, or challenged in a thread (or a DM) already
+        allowed = parent.permissions_for(parent.guild.me)
+        missing = [name for name, ok in (
+            ("Create Public Threads", allowed.create_public_threads),
+            ("Send Messages in Threads", allowed.send_messages_in_threads)) if not ok]
+        if missing:
+            if settings.thread_notice_at is None:
+                await self.service.update_settings(live.guild_id,
+                                                   thread_notice_at=self.service.clock())
+                with contextlib.suppress(discord.HTTPException):
+                    await parent.send(
+                        "ℹ️ Games are played right here for now. If I had the "
+                        f"**{'** and **'.join(missing)}** permission"
+                        f"{'s' if len(missing) > 1 else ''} in this channel, each game would "
+                        "get a thread of its own and keep this channel tidy. (A server "
+                        "manager can also turn threads off with `/settings threads:False`.)",
+                        allowed_mentions=discord.AllowedMentions.none())
+            return
+        rules = self.service.facts(live).rules.name
+        name = f"{live.names[0]} vs {live.names[1]} · {rules}"[:100]
+        try:
+            thread = await parent.get_partial_message(origin_message_id).create_thread(
+                name=name, auto_archive_duration=10080)
+        except discord.HTTPException as exc:
+            log.warning("game %s: couldn't open a thread (%s); playing in the channel",
+                        live.id, exc.status)
+            return
+        await self.service.set_thread(live, thread.id)
+        for user_id in live.players:
+            if user_id != self.computer_id:
+                with contextlib.suppress(discord.HTTPException):
+                    await thread.add_user(discord.Object(id=user_id))
+
+    async def _on_game_change(self, outcome: MoveOutcome) -> None:
+        # Called by the service after every saved change, under the game's lock: only schedule.
+        live = outcome.game
+        note = None
+        if outcome.game_over:
+            if outcome.finished_result is not None:
+                note = "🏁 " + result_text(outcome.finished_result, live.names)
+            if outcome.new_game:
+                number = self.service.facts(live).game_number
+                note = (note or "") + f" Game {number} is dealt."
+            entry = outcome.entry
+            if entry is not None and entry.amount_cents > 0:
+                note = (note or "") + (f" <@{entry.debtor_id}> owes <@{entry.creditor_id}> "
+                                       f"{format_amount(entry.amount_cents, live.currency)}.")
+        self.boards.request(live.id, note)
+        self._maybe_computer(live)
+        if outcome.match_over:
+            self._background(self.announce_result(live.id), f"result-{live.id}")
+            if not live.vs_computer:
+                self._background(self.ledger.update_ratings(live.guild_id),
+                                 f"ratings-{live.id}")
+
+    async def announce_result(self, game_id: int) -> None:
+        """Tell both players in the channel how the game ended (once, even across restarts),
+        with a Rematch button; then archive the game's thread."""
+        await self.boards.drawn(game_id)  # the final board goes up in the thread first
+        live = await self.service.game(game_id)
+        if not live.finished or live.result_message_id is not None:
+            return
+        facts = self.service.facts(live)
+        money = None
+        if not live.vs_computer and (live.stake_cents or live.per_card_cents):
+            money = await self._money_line(live)
+        text = result_announcement(
+            game_id=live.id, players=live.players, names=live.names, rules=facts.rules.name,
+            result=facts.last_result,
+            claimed=await self.storage.last_move(live.id) == "claim",
+            match_winner=facts.winner,
+            scores=facts.scores if facts.target is not None else None, target=facts.target,
+            money=money)
+        channel = self.get_partial_messageable(live.channel_id)
+        message = await channel.send(
+            text, view=result_controls(live.id),
+            allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False))
+        await self.service.set_result_message(live, message.id)
+        if live.thread_id is not None:
+            with contextlib.suppress(discord.HTTPException):
+                thread = self.get_channel(live.thread_id) or await self.fetch_channel(
+                    live.thread_id)
+                if isinstance(thread, discord.Thread):
+                    await thread.edit(archived=True)
+
+    async def _money_line(self, live: LiveGame) -> str:
+        entry = await self.storage.game_entry(live.guild_id, live.id)
+        a, b = live.players
+        owed = await self.storage.pair_balance(live.guild_id, a, b)
+        names = dict(zip(live.players, live.names, strict=True))
+        parts = []
+        if entry is not None and entry.amount_cents > 0:
+            parts.append(f"💸 {names[entry.debtor_id]} owes {names[entry.creditor_id]} "
+                         f"{format_amount(entry.amount_cents, live.currency)} for this game.")
+        elif entry is not None:
+            parts.append("💸 Nobody owes anything for this game.")
+        if owed == 0:
+            parts.append("Between them, they're square.")
+        else:
+            debtor, creditor = (a, b) if owed > 0 else (b, a)
+            parts.append(f"Between them, {names[debtor]} owes {names[creditor]} "
+                         f"{format_amount(abs(owed), live.currency)} in all.")
+        return " ".join(parts)
+
+    def _background(self, coro: Any, name: str) -> None:
+        task = asyncio.create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _maybe_computer(self, live: LiveGame) -> None:
+        if (not live.vs_computer or live.finished or live.on_turn != self.computer_id
+                or self.stopping):
+            return  # when stopping, the computer's turn resumes after the restart
+        task = self._computer_tasks.get(live.id)
+        if task is None or task.done():
+            self._computer_tasks[live.id] = asyncio.create_task(
+                self._computer_turn(live.id), name=f"computer-{live.id}")
+
+    async def _computer_turn(self, game_id: int) -> None:
+        try:
+            while True:
+                await asyncio.sleep(self.config.computer_delay)
+                outcome = await self.service.computer_step(game_id)
+                if outcome is None or outcome.turn_passed:
+                    break
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("game %s: the computer's turn failed", game_id)
+        finally:
+            self._computer_tasks.pop(game_id, None)
+        live = await self.service.game(game_id)
+        self._maybe_computer(live)  # the computer may be on turn again (e.g. a new game)
+
+    # ------------------------------------------------------------------ housekeeping
+
+    async def _tick_loop(self) -> None:
+        await self.wait_until_ready()
+        for live in await self.service.active_games():
+            self._maybe_computer(live)  # a restart must not leave the computer's turn hanging
+        await self.repair_boards()
+        for game_id in await self.service.results_unannounced():
+            self._background(self.announce_result(game_id), f"result-{game_id}")
+        for guild in self.guilds:
+            await self.ledger.update_ratings(guild.id)  # games finished before a crash
+        backups = DailyBackups(self.config.database, self.config.backup_keep, self._clock)
+        while not self.is_closed():
+            try:
+                await self.tick()
+                self._beat()
+            except Exception:
+                log.exception("housekeeping failed")
+            await backups.run_due()  # in a thread; logs its own failures
+            await asyncio.sleep(self.config.tick)
+
+    def _beat(self) -> None:
+        # ``python -m bot health`` (Docker's HEALTHCHECK) reads this file's age.
+        path = self.config.heartbeat_path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
+        except OSError as exc:
+            log.warning("can't write the heartbeat %s: %s", path, exc)
+
+    async def repair_boards(self) -> int:
+        """Draw again every board that doesn't show its game's saved version (a move saved just
+        before a crash); a board whose turn has passed is posted anew, pinging the player on
+        turn once. Returns how many were requested."""
+        behind = [g for g in await self.service.boards_behind() if not self.boards.is_due(g)]
+        for game_id in behind:
+            self.boards.request(game_id)
+        if behind:
+            log.info("drawing %d boards that fell behind", len(behind))
+        return len(behind)
+
+    async def tick(self) -> None:
+        """Expire challenges, remind players on turn, offer claims on stuck games, repair
+        boards that fell behind, and let go of finished games kept in memory."""
+        # A finished game goes once its last board is drawn, whatever other boards wait: with
+        # 1,000 games some always do, and finished games stayed in memory for good.
+        self.service.forget_finished(keep=self.boards.is_due)
+        if not self.boards.busy:
+            await self.repair_boards()
+        for row in await self.service.expire_due():
+            if row.message_id is None:
+                continue
+            with contextlib.suppress(discord.HTTPException):
+                channel = self.get_partial_messageable(row.channel_id)
+                await channel.get_partial_message(row.message_id).edit(
+                    content=EXPIRED, embed=None,
+                    view=challenge_controls(row.id, disabled=True),
+                )
+        now = self.service.clock()
+        for live in await self.service.active_games():
+            if live.on_turn == self.computer_id:
+                self._maybe_computer(live)  # e.g. after a move that failed to save
+                continue
+            # A game keeps the reminder and claim times it started with.
+            waited = now - live.turn_started_at
+            channel = self.get_partial_messageable(live.board_channel_id)
+            opponent = live.players[1 - live.turn_seat]
+            if (waited >= live.claim_s and not live.vs_computer
+                    and live.claim_offered_at is None):
+                await self.service.set_claim_offered(live)
+                view = Controls()
+                view.add_item(ClaimButton(live.id))
+                await channel.send(
+                    f"<@{opponent}>: <@{live.on_turn}> hasn't moved for {waited / 3600:.0f} "
+                    "hours. You may claim the game.", view=view,
+                    allowed_mentions=discord.AllowedMentions(users=True))
+            elif waited >= live.reminder_s and live.reminded_at is None:
+                await self.service.set_reminded(live)
+                await channel.send(
+                    f"⏰ <@{live.on_turn}>, it's your turn against "
+                    f"{live.names[1 - live.turn_seat]} (game #{live.id}).",
+                    allowed_mentions=discord.AllowedMentions(users=True))
+
+
+class ShardedSpiteBot(SpiteBot, commands.AutoShardedBot):
+    """The bot as discord.py's ``AutoShardedBot``, for the shards ``config.shards`` names: one
+    gateway connection per shard. Discord sends a server's events to its shard only, and the
+    housekeeping looks after those servers' games only, so several processes can share the
+    bot's servers (and one database server) without doing anything twice."""
+
+
+def new_bot(config: Config, *, seed_source: Callable[[], int] | None = None,
+            clock: Callable[[], float] | None = None) -> SpiteBot:
+    """The bot for ``config``: sharded when ``SHARD_COUNT`` is set, else a plain one."""
+    cls = SpiteBot if config.shards is None else ShardedSpiteBot
+    return cls(config, seed_source=seed_source, clock=clock)
+
+
+async def run(config: Config) -> None:
+    """Run the bot until it is stopped: ``SIGTERM`` (``docker stop``) and ``SIGINT`` (Ctrl-C)
+    stop it cleanly (see ``SpiteBot.close``)."""
+    database = hold_database(config.database)  # before anything: one process per SQLite file
+    apply_endpoints(config)
+    bot = new_bot(config)
+    if config.shards is not None:
+        log.info("running shards %s of %d", ", ".join(map(str, sorted(config.shards.ids))),
+                 config.shards.count)
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, _on_signal, bot, signum)
+    try:
+        async with bot:
+            await bot.start(config.token)
+    finally:
+        # ``start`` returns as soon as the gateway closes, which is midway through the stop
+        # (and ``async with`` then thinks the bot closed): wait for the whole of it.
+        await bot.close()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+        if database is not None:
+            database.close()
+
+
+_closing: set[asyncio.Task[None]] = set()  # a strong reference while the stop runs
+
+
+def _on_signal(bot: SpiteBot, signum: int) -> None:
+    log.info("%s received: stopping", signal.Signals(signum).name)
+    task = asyncio.get_running_loop().create_task(bot.close(), name="close")
+    _closing.add(task)
+    task.add_done_callback(_closing.discard)

@@ -1,0 +1,513 @@
+"""Slash commands for playing: thin adapters from Discord to the ``GameService``.
+
+Each command answers first (a deferred response: Discord gives up on an interaction that is not
+answered within 3 s, and saving, drawing or loading may take longer under load), then parses
+what the user sent, calls the service, and follows up. A ``UserError`` raised anywhere becomes a
+private reply through the tree's error handler (see ``client.SpiteTree``), which uses
+``ui.reply_error`` and so works before and after the deferred response.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice
+from discord.ext import commands
+
+from bot.games.game_service import ChallengeExpired, LiveGame, UserError, parse_target_token
+from bot.money.amounts import AmountError, format_amount, parse_amount
+from bot.pictures.text import (
+    EXPIRED,
+    HELP_TEXT,
+    PASS_HINT,
+    plural,
+    quote,
+    rules_text,
+    source_label,
+    target_label,
+)
+from bot.storage import ChallengeRow, GuildSettings
+from engine import RuleSet, View
+
+from ..ui import Controls, ResignButton, answer, challenge_controls, hand_payload, think
+
+if TYPE_CHECKING:
+    from bot.games.game_service import GameService
+
+    from ..host import Host
+
+__all__ = ["GamesCog"]
+
+log = logging.getLogger(__name__)
+
+Interaction = discord.Interaction[Any]
+
+
+LEVELS = ("easy", "normal", "hard")
+# What each level is like, in a player's words; the strengths are measured with
+# ``python -m engine.arena`` (a score counts a win 1 and a tie ½; see BENCHMARKS.md).
+LEVEL_CHOICES = [
+    Choice(name="easy: plays one sensible card at a time, no plan; gentle, answers at once",
+           value="easy"),
+    Choice(name="normal: plans each whole turn; beats easy about 8 games in 10, answers at once",
+           value="normal"),
+    Choice(name="hard: plans and guesses your hidden cards; beats normal about 6 games in 10, "
+                "answers at once", value="hard"),
+]
+
+RULE_NAMES = ("kings", "classic")
+RULE_CHOICES = [Choice(name="kings (Kings wild, to 50 points)", value="kings"),
+                Choice(name="classic (card-book rules with jokers)", value="classic")]
+
+PASS_TOKEN = "pass"
+"""The value of the autocomplete hint offered when only passing is possible."""
+
+# Longer than any card or stack token (``10H``, ``payoff``): refused before anything else, so a
+# pasted essay is never quoted back whole.
+_MAX_TOKEN = 16
+
+
+def _one_of(value: str | None, allowed: tuple[str, ...], what: str) -> str | None:
+    """A choice option checked here: Discord's clients offer only the choices, but a modified
+    client can send anything, and discord.py's own refusal ("Failed to convert…") reads badly."""
+    if value is None or value in allowed:
+        return value
+    names = ", ".join(allowed[:-1]) + " or " + allowed[-1]
+    raise UserError(f"Unknown {what} {quote(value)}: choose {names}.")
+
+
+def _within(value: float | None, low: float, high: float, what: str) -> None:
+    """A number option checked here, for the same reason as ``_one_of``."""
+    if value is not None and not low <= value <= high:
+        raise UserError(f"The {what} must be between {low:g} and {high:g}.")
+
+
+def _terms(rules: RuleSet) -> str:
+    parts = [rules.name]
+    if rules.name == "classic" and not rules.refill_empty_hand:
+        parts.append("no refill of an emptied hand")
+    if rules.name == "kings" and not rules.king_starts_stack:
+        parts.append("Kings can't start a centre stack")
+    target = rules.match_target
+    parts.append(f"first to {plural(target, 'point')}" if target else "one game")
+    return " · ".join(parts)
+
+
+def _settled_embed(message: discord.Message | None, status: str) -> discord.Embed | None:
+    """The challenge's embed once answered: the terms stay, the expiry line goes."""
+    if message is None or not message.embeds:
+        return None
+    embed = message.embeds[0].copy()
+    lines = (embed.description or "").splitlines()
+    embed.description = "\n".join([line for line in lines if not line.startswith("Expires")]
+                                  + [status])
+    return embed
+
+
+class GamesCog(commands.Cog):
+    """Challenges, moves, the board and the settings."""
+
+    def __init__(self, bot: Host) -> None:
+        self.bot = bot
+
+    @property
+    def service(self) -> GameService:
+        return self.bot.service
+
+    # ------------------------------------------------------------------ challenges
+
+    @app_commands.command(name="challenge", description="Challenge someone to Spite & Malice.")
+    @app_commands.describe(opponent="Who to play (challenge me to practise against the "
+                                    "computer)", rules="Rule set (default: this server's)",
+                           stake="Paid by the loser to the winner, e.g. 0.50",
+                           per_card="Paid per card of the winning margin, e.g. 0.05",
+                           target="Play a match to this many points (kings: 50; classic: "
+                                  "one game)",
+                           level="Against me (the computer): easy, normal or hard (default normal)")
+    @app_commands.choices(rules=RULE_CHOICES, level=LEVEL_CHOICES)
+    @app_commands.guild_only()
+    async def challenge(
+        self, interaction: Interaction, opponent: discord.Member,
+        rules: str | None = None, stake: str | None = None,
+        per_card: str | None = None, target: app_commands.Range[int, 1, 1000] | None = None,
+        level: str | None = None,
+    ) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        rules = _one_of(rules, RULE_NAMES, "rule set")
+        level = _one_of(level, LEVELS, "level")
+        await think(interaction, private=False)
+        me = interaction.user
+        settings = await self.service.settings(interaction.guild_id)
+        rule_name = rules or settings.default_rules
+        if opponent.id == self.bot.computer_id and stake is None and per_card is None:
+            stakes = (0, 0)
+        else:
+            stakes = self.bot.ledger.stakes(settings, rule_name, stake, per_card)
+        result = await self.service.challenge(
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id,
+            challenger_id=me.id,
+            opponent_id=opponent.id,
+            opponent_is_bot=opponent.bot,
+            rules_name=rules,
+            names=(me.display_name, "Computer" if opponent.id == self.bot.computer_id
+                   else opponent.display_name),
+            stakes=stakes,
+            target=target,
+            level=level or "normal",
+        )
+        await self._post_challenge(interaction, result, settings.points_only)
+
+    async def _post_challenge(self, interaction: Interaction, result: ChallengeRow | LiveGame,
+                              points_only: bool) -> None:
+        """Answer a (re)challenge: the challenge with its buttons, or a computer game begun."""
+        me = interaction.user
+        if isinstance(result, LiveGame):
+            facts = self.service.facts(result)
+            message = await answer(
+                interaction, private=False,
+                content=f"{me.mention} is playing against the computer "
+                        f"({result.computer_level}; {_terms(facts.rules)}). Good luck!",
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+            await self.bot.game_started(result, origin_message_id=message.id)
+            return
+        row = result
+        terms = _terms(RuleSet.from_dict(row.rules)) + " · " + self.bot.ledger.terms(
+            row.stake_cents, row.per_card_cents, row.currency, points_only)
+        embed = discord.Embed(
+            title="A challenge!",
+            description=(f"{me.mention} challenges <@{row.opponent_id}> to Spite & Malice.\n"
+                         f"**Terms:** {terms}\n"
+                         f"Expires <t:{int(row.expires_at)}:R>."),
+            colour=0xF5C542,
+        )
+        message = await answer(
+            interaction, private=False,
+            content=f"<@{row.opponent_id}>", embed=embed, view=challenge_controls(row.id),
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(row.opponent_id)]),
+        )
+        await self.service.set_challenge_message(row.id, message.id)
+
+    async def on_rematch(self, interaction: Interaction, game_id: int) -> None:
+        """Rematch on a result: the same terms to the same opponent, as a new challenge."""
+        await think(interaction, private=False)
+        live = await self.service.game(game_id)
+        seat = self.service.seat(live, interaction.user.id)
+        result = await self.service.rematch(game_id, interaction.user.id,
+                                            (live.names[seat], live.names[1 - seat]))
+        settings = await self.service.settings(live.guild_id)
+        await self._post_challenge(interaction, result, settings.points_only)
+
+    async def on_challenge_button(
+        self, interaction: Interaction, challenge_id: int, action: str
+    ) -> None:
+        """Accept, decline or cancel (called by the challenge buttons)."""
+        await interaction.response.defer()
+        user = interaction.user.id
+        live: LiveGame | None = None
+        try:
+            if action == "accept":
+                row, live = await self.service.accept(challenge_id, user)
+                text = f"✅ <@{row.opponent_id}> accepted: game on! The board is below."
+                status = "**Accepted.**"
+            elif action == "decline":
+                row = await self.service.decline(challenge_id, user)
+                text = f"<@{row.opponent_id}> declined the challenge."
+                status = "**Declined.**"
+            else:
+                row = await self.service.cancel(challenge_id, user)
+                text = f"<@{row.challenger_id}> withdrew the challenge."
+                status = "**Withdrawn.**"
+        except ChallengeExpired:
+            await interaction.edit_original_response(
+                content=EXPIRED, embed=None, view=challenge_controls(challenge_id, disabled=True))
+            raise
+        if live is not None:
+            # The game's thread opens from this message; the message then says where to play.
+            assert interaction.message is not None
+            thread = await self.bot.game_started(live, origin_message_id=interaction.message.id)
+            if thread is not None:
+                text = f"✅ <@{row.opponent_id}> accepted: game on in <#{thread}>!"
+        await interaction.edit_original_response(
+            content=text, embed=_settled_embed(interaction.message, status),
+            view=challenge_controls(challenge_id, disabled=True),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    # ------------------------------------------------------------------ playing
+
+    async def _game(self, interaction: Interaction, game: int | None) -> LiveGame:
+        assert interaction.channel_id is not None
+        return await self.service.find_game(interaction.user.id, interaction.channel_id, game,
+                                            guild_id=interaction.guild_id)
+
+    @app_commands.command(name="hand", description="See your hand privately, and move from it.")
+    @app_commands.describe(game="Which game (if you have several here)")
+    @app_commands.guild_only()
+    async def hand(self, interaction: Interaction, game: int | None = None) -> None:
+        await think(interaction, private=True)
+        live = await self._game(interaction, game)
+        await answer(interaction, private=True,
+                     **await hand_payload(self.bot, live, interaction.user.id))
+
+    @app_commands.command(name="play", description="Make a move: a card (7H, P, S1…) to a stack "
+                                                   "(C1…C4, S1…S4).")
+    @app_commands.describe(card="A hand card like 7H, P for your pay-off card, or S1–S4 for a "
+                                "side-stack top", to="C1–C4 for a centre stack, S1–S4 for your "
+                                "side stack (ends your turn)", game="Which game (if several)")
+    @app_commands.guild_only()
+    async def play(
+        self, interaction: Interaction, card: str, to: str, game: int | None = None
+    ) -> None:
+        if len(card.strip()) > _MAX_TOKEN:
+            raise UserError(f"{quote(card)} is not a card: type one like 7H, P or S1.")
+        if len(to.strip()) > _MAX_TOKEN:
+            raise UserError(f"{quote(to)} is not a stack: type one like C1 or S1.")
+        await think(interaction, private=True)
+        live = await self._game(interaction, game)
+        if card.strip().lower() == PASS_TOKEN:
+            # The autocomplete hint (or a typed "pass"): passing has its own command.
+            can_move = self.service.legal_sources(live, interaction.user.id)
+            raise UserError("To end your turn without discarding, use /pass." if can_move
+                            else PASS_HINT)
+        target = parse_target_token(to, self.service.facts(live).rules.centre_stacks)
+        outcome = await self.service.play(live.id, interaction.user.id, f"{card.strip()}>{target}")
+        note = f"✅ {outcome.game.last_moves[-1]}" if outcome.game.last_moves else "✅ Done."
+        await answer(interaction, private=True,
+                     **await hand_payload(self.bot, outcome.game, interaction.user.id, note=note))
+
+    @play.autocomplete("card")
+    async def _card_choices(self, interaction: Interaction, current: str) -> list[Choice[str]]:
+        live = await self._autocomplete_game(interaction)
+        if live is None:
+            return []
+        view = self.service.view(live, interaction.user.id)
+        out = []
+        for move in self.service.legal_sources(live, interaction.user.id):
+            token = move.source_token
+            name = source_label(move, view)
+            if current.strip().lower() in (token.lower() + " " + name.lower()):
+                out.append(Choice(name=name[:100], value=token))
+        if not out and _only_pass(view):
+            return [Choice(name=PASS_HINT, value=PASS_TOKEN)]
+        return out[:25]
+
+    @play.autocomplete("to")
+    async def _to_choices(self, interaction: Interaction, current: str) -> list[Choice[str]]:
+        live = await self._autocomplete_game(interaction)
+        if live is None:
+            return []
+        source = str(getattr(interaction.namespace, "card", "") or "")
+        view = self.service.view(live, interaction.user.id)
+        if source.strip().lower() == PASS_TOKEN and _only_pass(view):
+            return [Choice(name=PASS_HINT, value=PASS_TOKEN)]
+        out = []
+        for move in self.service.legal_targets(live, interaction.user.id, source):
+            name = target_label(move, view)
+            if current.strip().lower() in (move.target_token.lower() + " " + name.lower()):
+                out.append(Choice(name=name[:100], value=move.target_token))
+        return out[:25]
+
+    async def _autocomplete_game(self, interaction: Interaction) -> LiveGame | None:
+        game = getattr(interaction.namespace, "game", None)
+        try:
+            return await self._game(interaction, int(game) if game is not None else None)
+        except (UserError, ValueError, TypeError):
+            return None
+
+    @app_commands.command(name="pass", description="End your turn without discarding (classic).")
+    @app_commands.describe(game="Which game (if several)")
+    @app_commands.guild_only()
+    async def pass_(self, interaction: Interaction, game: int | None = None) -> None:
+        await think(interaction, private=True)
+        live = await self._game(interaction, game)
+        outcome = await self.service.play(live.id, interaction.user.id, "pass")
+        await answer(interaction, private=True,
+                     **await hand_payload(self.bot, outcome.game, interaction.user.id,
+                                          note="✅ You passed."))
+
+    @app_commands.command(name="resign", description="Give up your game (asks first).")
+    @app_commands.describe(game="Which game (if several)")
+    @app_commands.guild_only()
+    async def resign(self, interaction: Interaction, game: int | None = None) -> None:
+        await think(interaction, private=True)
+        live = await self._game(interaction, game)
+        if live.finished:
+            raise UserError("This game is over.")
+        view = Controls()
+        view.add_item(ResignButton(live.id))
+        other = live.names[1 - self.service.seat(live, interaction.user.id)]
+        await answer(interaction, private=True,
+                     content=f"Really give up your game against {other}? This can't be undone.",
+                     view=view)
+
+    @app_commands.command(name="board", description="Post the board of your game again.")
+    @app_commands.describe(game="Which game (if several)")
+    @app_commands.guild_only()
+    async def board(self, interaction: Interaction, game: int | None = None) -> None:
+        await think(interaction, private=True)
+        live = await self._game(interaction, game)
+        await answer(interaction, private=True, content="Here is the board.")
+        await self.bot.boards.publish(live.id, new_message=True)
+
+    @app_commands.command(name="games", description="Your open games in this server.")
+    @app_commands.guild_only()
+    async def games(self, interaction: Interaction) -> None:
+        assert interaction.guild_id is not None
+        await think(interaction, private=True)
+        me = interaction.user.id
+        games = await self.service.user_games(me, interaction.guild_id)
+        if not games:
+            await answer(interaction, private=True,
+                         content="You have no open games. Start one with `/challenge`.")
+            return
+        lines = []
+        for live in games[:20]:
+            seat = live.seat_of(me)
+            assert seat is not None
+            turn = "your turn" if live.on_turn == me else "their turn"
+            where = (f"https://discord.com/channels/{live.guild_id}/{live.board_channel_id}/"
+                     f"{live.board_message_id}" if live.board_message_id
+                     else f"<#{live.board_channel_id}>")
+            rules = self.service.facts(live).rules.name
+            lines.append(f"**#{live.id}** {rules} vs {live.names[1 - seat]} · "
+                         f"{turn} · {where}")
+        await answer(interaction, private=True, content="\n".join(lines))
+
+    # ------------------------------------------------------------------ information
+
+    @app_commands.command(name="rules", description="The rules in short.")
+    @app_commands.describe(rules="Which rule set (default: this server's)")
+    @app_commands.choices(rules=RULE_CHOICES)
+    async def rules(self, interaction: Interaction, rules: str | None = None) -> None:
+        name = _one_of(rules, RULE_NAMES, "rule set")
+        if name is None and interaction.guild_id:
+            await think(interaction, private=True)
+            name = (await self.service.settings(interaction.guild_id)).default_rules
+            await answer(interaction, private=True, content=rules_text(name))
+            return
+        await interaction.response.send_message(rules_text(name or "kings"), ephemeral=True)
+
+    @app_commands.command(name="help", description="The commands in one screen.")
+    async def help(self, interaction: Interaction) -> None:
+        await interaction.response.send_message(HELP_TEXT, ephemeral=True)
+
+    @app_commands.command(name="settings", description="This server's settings (Manage Server "
+                                                       "may change them).")
+    @app_commands.describe(
+        rules="Default rule set for new challenges",
+        refill_empty_hand="Classic: draw 5 when you empty your hand mid-turn",
+        king_starts_stack="Kings: a King may start a centre stack",
+        challenge_expiry_minutes="Minutes before an unanswered challenge expires",
+        reminder_hours="Hours before the player on turn is reminded",
+        claim_hours="Hours before the opponent may claim a stuck game",
+        currency="Currency symbol for stakes, e.g. $ or €",
+        points_only="Play for points only (no stakes)",
+        stake_kings="Default flat stake for kings challenges",
+        per_card_kings="Default per-card stake for kings challenges",
+        stake_classic="Default flat stake for classic challenges",
+        per_card_classic="Default per-card stake for classic challenges",
+        threads="Play each game in a thread of its own (needs Create Public Threads)",
+    )
+    @app_commands.choices(rules=RULE_CHOICES)
+    @app_commands.guild_only()
+    async def settings(
+        self,
+        interaction: Interaction,
+        rules: str | None = None,
+        refill_empty_hand: bool | None = None,
+        king_starts_stack: bool | None = None,
+        challenge_expiry_minutes: app_commands.Range[int, 1, 10_080] | None = None,
+        reminder_hours: app_commands.Range[float, 0.1, 720.0] | None = None,
+        claim_hours: app_commands.Range[float, 0.5, 2_160.0] | None = None,
+        currency: app_commands.Range[str, 1, 4] | None = None,
+        points_only: bool | None = None,
+        stake_kings: str | None = None,
+        per_card_kings: str | None = None,
+        stake_classic: str | None = None,
+        per_card_classic: str | None = None,
+        threads: bool | None = None,
+    ) -> None:
+        assert interaction.guild_id is not None
+        rules = _one_of(rules, RULE_NAMES, "rule set")
+        # Discord's clients keep to the declared ranges; a modified client need not.
+        _within(challenge_expiry_minutes, 1, 10_080, "challenge expiry minutes")
+        _within(reminder_hours, 0.1, 720, "reminder hours")
+        _within(claim_hours, 0.5, 2_160, "claim hours")
+        if currency is not None and not 1 <= len(currency.strip()) <= 4:
+            raise UserError(f"The currency {quote(currency)} must be 1 to 4 characters, "
+                            "e.g. $ or €.")
+        await think(interaction, private=True)
+        changes: dict[str, Any] = {}
+        if currency is not None:
+            changes["currency"] = currency.strip()
+        if points_only is not None:
+            changes["points_only"] = int(points_only)
+        for name, text in (("stake_kings", stake_kings), ("per_card_kings", per_card_kings),
+                           ("stake_classic", stake_classic),
+                           ("per_card_classic", per_card_classic)):
+            if text is not None:
+                if len(text.strip()) > _MAX_TOKEN:
+                    raise UserError(f"{name.replace('_', ' ')}: {quote(text)} is not an "
+                                    "amount; type one like 0.50.")
+                try:
+                    changes[name] = parse_amount(text)
+                except AmountError as exc:
+                    raise UserError(f"{name.replace('_', ' ')}: {exc}") from None
+        if rules is not None:
+            changes["default_rules"] = rules
+        if refill_empty_hand is not None:
+            changes["refill_empty_hand"] = int(refill_empty_hand)
+        if king_starts_stack is not None:
+            changes["king_starts_stack"] = int(king_starts_stack)
+        if threads is not None:
+            changes["use_threads"] = int(threads)
+        if challenge_expiry_minutes is not None:
+            changes["challenge_expiry_s"] = int(challenge_expiry_minutes) * 60
+        if reminder_hours is not None:
+            changes["reminder_s"] = int(reminder_hours * 3600)
+        if claim_hours is not None:
+            changes["claim_s"] = int(claim_hours * 3600)
+        if changes:
+            if not interaction.permissions.manage_guild:
+                raise UserError("Only members with the Manage Server permission can change the "
+                                "settings. Anyone may look: run `/settings` with no options.")
+            current = await self.service.settings(interaction.guild_id)
+            reminder = changes.get("reminder_s", current.reminder_s)
+            claim = changes.get("claim_s", current.claim_s)
+            if claim <= reminder:
+                raise UserError("The claim time must be longer than the reminder time. "
+                                "Nothing was changed.")
+            settings = await self.service.update_settings(interaction.guild_id, **changes)
+            head = "Settings changed (games already going keep theirs):"
+        else:
+            settings = await self.service.settings(interaction.guild_id)
+            head = "This server's settings:"
+        await answer(interaction, private=True, content=f"{head}\n{_settings_text(settings)}")
+
+
+def _only_pass(view: View) -> bool:
+    """The viewer is on turn and passing is all he can do (classic)."""
+    return view.my_turn and bool(view.legal_moves) and all(m.is_pass for m in view.legal_moves)
+
+
+def _settings_text(s: GuildSettings) -> str:
+    stakes = "points only" if s.points_only else (
+        f"currency {s.currency} · kings {format_amount(s.stake_kings, s.currency)} + "
+        f"{format_amount(s.per_card_kings, s.currency)}/card · classic "
+        f"{format_amount(s.stake_classic, s.currency)} + "
+        f"{format_amount(s.per_card_classic, s.currency)}/card")
+    return (f"• Default rules: **{s.default_rules}**\n"
+            f"• Stakes: **{stakes}**\n"
+            f"• Classic, refill an emptied hand: **{'on' if s.refill_empty_hand else 'off'}**\n"
+            f"• Kings, a King may start a centre stack: "
+            f"**{'on' if s.king_starts_stack else 'off'}**\n"
+            f"• Challenges expire after **{s.challenge_expiry_s // 60} min**\n"
+            f"• Reminder after **{s.reminder_s / 3600:g} h**, claim after "
+            f"**{s.claim_s / 3600:g} h**\n"
+            f"• A thread for each game: **{'on' if s.use_threads else 'off'}**")
+

@@ -1,0 +1,575 @@
+"""Buttons and menus. Each carries only ids in its ``custom_id`` (a ``DynamicItem``), so a button
+posted before a restart still works after it: the bot rebuilds the item from the id alone.
+
+Callbacks stay thin: they answer first (a deferred response, within milliseconds, because
+Discord gives up after 3 s), then parse the id, call the ``GameService`` and follow up. A
+``UserError`` becomes a private reply, anything else a private apology and one ERROR log line:
+discord.py 2.7 runs a ``DynamicItem``'s callback outside ``View.on_error`` (it only logs), so
+every item here guards its own callback (``Guarded``). Templates (each ``custom_id`` is at
+most 100 characters):
+
+- ``sm:ch:<challenge>:<accept|decline|cancel>`` on a challenge;
+- ``sm:hand:<game>`` "Show my hand" on a board;
+- ``sm:src:<game>:<version>`` the card menu in a private hand;
+- ``sm:mv:<game>:<version>:<move>`` a target button or Pass in a private hand;
+- ``sm:back:<game>`` back to the hand; ``sm:rs:<game>`` confirm resignation;
+  ``sm:claim:<game>`` claim a game whose opponent let the clock run out.
+
+The ``version`` is the number of moves saved when the hand was shown: a click on an older hand
+is refused (and the hand refreshed), so a double click never makes a move twice by accident.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+import re
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+
+from bot.games.game_service import GameFacts, LiveGame, MoveOutcome, UserError, moves_by_source
+from bot.pictures.drawing import pictures
+from bot.pictures.render import BoardInfo
+from bot.pictures.text import (
+    MAX_MESSAGE,
+    RESTARTING,
+    SORRY,
+    clip,
+    hand_text,
+    source_label,
+    target_label,
+)
+from engine import Move, View
+
+if TYPE_CHECKING:
+    from .host import Host
+
+__all__ = [
+    "BackButton",
+    "ChallengeButton",
+    "ClaimButton",
+    "Controls",
+    "Guarded",
+    "DYNAMIC_ITEMS",
+    "MoveButton",
+    "RematchButton",
+    "ResignButton",
+    "ShowHandButton",
+    "SourceSelect",
+    "answer",
+    "board_controls",
+    "challenge_controls",
+    "hand_payload",
+    "reply_error",
+    "result_controls",
+    "think",
+]
+
+log = logging.getLogger(__name__)
+
+Interaction = discord.Interaction[Any]
+
+# Set in ``Interaction.extras`` while a public "thinking…" placeholder waits for its answer: an
+# error must not replace it (the first follow-up takes the placeholder's public flag).
+_PUBLIC_PENDING = "spite_public_pending"
+
+
+def _bot(interaction: Interaction) -> Host:
+    return cast("Host", interaction.client)
+
+
+async def think(interaction: Interaction, *, private: bool) -> None:
+    """Answer first: show "thinking…" (to the user alone if ``private``) before any slow work."""
+    if not private:
+        interaction.extras[_PUBLIC_PENDING] = True
+    await interaction.response.defer(ephemeral=private, thinking=True)
+
+
+async def answer(interaction: Interaction, *, private: bool, **payload: Any) -> discord.Message:
+    """The answer after ``think``: it replaces the "thinking…" placeholder."""
+    interaction.extras.pop(_PUBLIC_PENDING, None)
+    if "content" in payload:
+        payload["content"] = clip(payload["content"])
+    if "file" in payload and payload["file"] is None:
+        del payload["file"]  # a hand whose picture was given up: nothing to send
+    message: discord.Message = await interaction.followup.send(
+        ephemeral=private, wait=True, **payload)
+    return message
+
+
+async def reply_error(interaction: Interaction, message: str) -> None:
+    """Tell the user privately why nothing happened, before or after a deferred response."""
+    message = clip(message)
+    if not interaction.response.is_done():
+        await interaction.response.send_message(message, ephemeral=True)
+        return
+    if interaction.extras.pop(_PUBLIC_PENDING, False):
+        # The public placeholder goes; the follow-up after it is then a private message.
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.delete_original_response()
+    await interaction.followup.send(message, ephemeral=True)
+
+
+class Guarded:
+    """Every click gets an answer: a refusal privately, a failure with an apology.
+
+    Subclasses define ``act``, the click's work. The log names the item and its game, never the
+    ``custom_id`` (a move button's id names a card of a private hand).
+    """
+
+    act: Callable[[Interaction], Awaitable[None]]
+
+    async def callback(self, interaction: Interaction) -> None:
+        if _bot(interaction).stopping:
+            with contextlib.suppress(discord.HTTPException):
+                await reply_error(interaction, RESTARTING)
+            return
+        try:
+            await self.act(interaction)
+        except UserError as exc:
+            with contextlib.suppress(discord.HTTPException):
+                await reply_error(interaction, str(exc))
+        except Exception:
+            log.exception("%s (game or challenge %s) failed", type(self).__name__,
+                          getattr(self, "game_id", getattr(self, "challenge_id", "?")))
+            with contextlib.suppress(discord.HTTPException):
+                await reply_error(interaction, SORRY)
+
+
+class Controls(discord.ui.View):
+    """The buttons and menus under one of our messages: ``DynamicItem``s only, never kept.
+
+    discord.py finds the item of a click by its ``custom_id`` template (the ``DynamicItem``
+    classes are registered once, in ``setup_hook``), never through the view it was sent with.
+    Yet it keeps every view it was given, and the one of a private follow-up (a hand, on every
+    move) for 15 minutes, with a task sleeping on that timeout: with 1,000 games played that
+    was 3,700 views after one minute, each with its menu and options. Saying the view has
+    nothing to dispatch keeps discord.py from storing it, and from timing it out.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+
+    def is_dispatchable(self) -> bool:
+        return False
+
+
+class Picture(discord.File):
+    """A PNG to send once: its bytes are let go as soon as discord.py is done with the file.
+
+    discord.py closes a file once its request is over (retries included) but leaves a buffer
+    it was given open; the request leaves reference cycles behind that hold it, which only
+    the garbage collector's rare full passes free: hundreds of boards and hands (17 MB) were
+    waiting for one at a time. Closing the buffer frees the bytes at once.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, png: bytes, filename: str) -> None:
+        super().__init__(io.BytesIO(png), filename=filename)
+
+    def close(self) -> None:
+        super().close()  # gives the buffer its own close() back
+        with contextlib.suppress(BufferError):  # a view of it still held: the collector frees it
+            self.fp.close()
+
+
+# ---------------------------------------------------------------------- challenges
+
+
+class ChallengeButton(
+    Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sm:ch:(?P<id>\d+):(?P<action>accept|decline|cancel)",
+):
+    """Accept (the challenged player), Decline (the same) or Cancel (the challenger)."""
+
+    STYLES = {
+        "accept": ("Accept", discord.ButtonStyle.success),
+        "decline": ("Decline", discord.ButtonStyle.danger),
+        "cancel": ("Cancel", discord.ButtonStyle.secondary),
+    }
+
+    def __init__(self, challenge_id: int, action: str, *, disabled: bool = False) -> None:
+        label, style = self.STYLES[action]
+        super().__init__(discord.ui.Button(
+            label=label, style=style, custom_id=f"sm:ch:{challenge_id}:{action}",
+            disabled=disabled,
+        ))
+        self.challenge_id = challenge_id
+        self.action = action
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+    ) -> ChallengeButton:
+        return cls(int(match["id"]), match["action"])
+
+    async def act(self, interaction: Interaction) -> None:
+        cog = _bot(interaction).games_cog
+        await cog.on_challenge_button(interaction, self.challenge_id, self.action)
+
+
+def challenge_controls(challenge_id: int, *, disabled: bool = False) -> Controls:
+    """The Accept / Decline / Cancel row of a challenge."""
+    view = Controls()
+    for action in ("accept", "decline", "cancel"):
+        view.add_item(ChallengeButton(challenge_id, action, disabled=disabled))
+    return view
+
+
+# ---------------------------------------------------------------------- the board
+
+
+class _GameButton(Guarded):
+    """Shared by the buttons whose ``custom_id`` is ``sm:<prefix>:<game id>``."""
+
+    PREFIX = ""
+    LABEL = ""
+    STYLE = discord.ButtonStyle.secondary
+    game_id: int
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(discord.ui.Button(  # type: ignore[call-arg]
+            label=self.LABEL, style=self.STYLE, custom_id=f"sm:{self.PREFIX}:{game_id}",
+        ))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+    ) -> Any:
+        return cls(int(match["game"]))
+
+
+class ShowHandButton(
+    _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sm:hand:(?P<game>\d+)",
+):
+    """On the public board: opens the presser's own hand, privately."""
+
+    PREFIX, LABEL, STYLE = "hand", "Show my hand", discord.ButtonStyle.primary
+
+    async def act(self, interaction: Interaction) -> None:
+        await think(interaction, private=True)
+        bot = _bot(interaction)
+        live = await bot.service.game(self.game_id)
+        bot.service.seat(live, interaction.user.id)
+        await answer(interaction, private=True,
+                     **await hand_payload(bot, live, interaction.user.id))
+
+
+class ClaimButton(
+    _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sm:claim:(?P<game>\d+)",
+):
+    """Posted when a player has let the claim time pass: his opponent may take the game."""
+
+    PREFIX, LABEL, STYLE = "claim", "Claim the game", discord.ButtonStyle.danger
+
+    async def act(self, interaction: Interaction) -> None:
+        await think(interaction, private=True)
+        await _bot(interaction).service.claim(self.game_id, interaction.user.id)
+        await answer(interaction, private=True, content="You claimed the game.")
+
+
+class RematchButton(
+    _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sm:rematch:(?P<game>\d+)",
+):
+    """On a result: either player offers the same terms to the same opponent."""
+
+    PREFIX, LABEL, STYLE = "rematch", "Rematch", discord.ButtonStyle.success
+
+    async def act(self, interaction: Interaction) -> None:
+        await _bot(interaction).games_cog.on_rematch(interaction, self.game_id)
+
+
+def result_controls(game_id: int) -> Controls:
+    """The Rematch button under a game's result."""
+    view = Controls()
+    view.add_item(RematchButton(game_id))
+    return view
+
+
+def board_controls(game_id: int, finished: bool) -> Controls | None:
+    """The buttons under a board: Show my hand while the game goes on."""
+    if finished:
+        return None
+    view = Controls()
+    view.add_item(ShowHandButton(game_id))
+    return view
+
+
+# ---------------------------------------------------------------------- the private hand
+#
+# These edit the private hand message they sit on: a deferred update first (nothing changes on
+# screen yet), then an edit of that message once the move is saved and the hand drawn.
+
+
+class SourceSelect(
+    Guarded, discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"sm:src:(?P<game>\d+):(?P<ver>\d+)",
+):
+    """The menu of cards the player may move now."""
+
+    def __init__(self, game_id: int, version: int, select: discord.ui.Select[Any]) -> None:
+        super().__init__(select)
+        self.game_id = game_id
+        self.version = version
+
+    @classmethod
+    def build(cls, game_id: int, version: int, options: list[discord.SelectOption]) -> SourceSelect:
+        """A fresh menu with ``options``."""
+        return cls(game_id, version, discord.ui.Select(
+            custom_id=f"sm:src:{game_id}:{version}", placeholder="Choose a card to move…",
+            options=options, min_values=1, max_values=1,
+        ))
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+    ) -> SourceSelect:
+        if not isinstance(item, discord.ui.Select):
+            # A forged click: a button under a menu's id. An empty menu refuses it politely.
+            item = discord.ui.Select(custom_id=f"sm:src:{match['game']}:{match['ver']}")
+        return cls(int(match["game"]), int(match["ver"]), item)
+
+    async def act(self, interaction: Interaction) -> None:
+        await interaction.response.defer()
+        bot = _bot(interaction)
+        values = self.item.values
+        live = await bot.service.game(self.game_id)
+        bot.service.seat(live, interaction.user.id)
+        if not values:
+            raise UserError("Choose a card from the menu.")
+        stale = self.version != live.version
+        # Not stale, the message already shows this hand's picture: it is kept, not sent again.
+        payload = await hand_payload(
+            bot, live, interaction.user.id, selected=None if stale else values[0],
+            note="The game has moved on; here is your hand as it is now." if stale else None,
+            picture=stale,
+        )
+        await interaction.edit_original_response(**_as_edit(payload))
+
+
+class MoveButton(
+    Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sm:mv:(?P<game>\d+):(?P<ver>\d+):(?P<move>[^:]{1,12})",
+):
+    """A target for the chosen card, or Pass: makes the move."""
+
+    def __init__(self, game_id: int, version: int, move: str, label: str = "Move",
+                 style: discord.ButtonStyle = discord.ButtonStyle.success) -> None:
+        super().__init__(discord.ui.Button(
+            label=label[:80], style=style, custom_id=f"sm:mv:{game_id}:{version}:{move}",
+        ))
+        self.game_id = game_id
+        self.version = version
+        self.move = move
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+    ) -> MoveButton:
+        return cls(int(match["game"]), int(match["ver"]), match["move"])
+
+    async def act(self, interaction: Interaction) -> None:
+        await interaction.response.defer()
+        bot = _bot(interaction)
+        user = interaction.user.id
+        try:
+            outcome = await bot.service.play(
+                self.game_id, user, self.move, expected_version=self.version
+            )
+        except UserError as exc:
+            # Refresh the hand so the player sees the position that made the move illegal.
+            try:
+                live = await bot.service.game(self.game_id)
+            except UserError:
+                raise exc from None
+            if live.seat_of(user) is None:
+                raise
+            payload = await hand_payload(bot, live, user, note=f"⚠️ {exc}")
+        else:
+            payload = await hand_payload(bot, outcome.game, user, note=_done_note(outcome))
+        await interaction.edit_original_response(**_as_edit(payload))
+
+
+class BackButton(
+    _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sm:back:(?P<game>\d+)",
+):
+    """Back from the targets of a card to the whole hand."""
+
+    PREFIX, LABEL = "back", "Back"
+
+    async def act(self, interaction: Interaction) -> None:
+        await interaction.response.defer()
+        bot = _bot(interaction)
+        live = await bot.service.game(self.game_id)
+        bot.service.seat(live, interaction.user.id)
+        payload = await hand_payload(bot, live, interaction.user.id)
+        await interaction.edit_original_response(**_as_edit(payload))
+
+
+class ResignButton(
+    _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sm:rs:(?P<game>\d+)",
+):
+    """The confirmation of ``/resign``."""
+
+    PREFIX, LABEL, STYLE = "rs", "Yes, resign", discord.ButtonStyle.danger
+
+    async def act(self, interaction: Interaction) -> None:
+        await interaction.response.defer()
+        await _bot(interaction).service.resign(self.game_id, interaction.user.id)
+        await interaction.edit_original_response(content="You resigned the game.", view=None)
+
+
+DYNAMIC_ITEMS = (ChallengeButton, ShowHandButton, ClaimButton, SourceSelect, MoveButton,
+                 BackButton, ResignButton, RematchButton)
+
+
+def _done_note(outcome: MoveOutcome) -> str:
+    last = outcome.game.last_moves[-1] if outcome.game.last_moves else "Done."
+    return f"✅ {last}"
+
+
+def _as_edit(payload: dict[str, Any]) -> dict[str, Any]:
+    # A message edit takes ``attachments``: the new file replaces the old image, ``None`` (a
+    # picture given up) takes the old one away; without a file the message keeps its image.
+    out = dict(payload)
+    if "file" in out:
+        file = out.pop("file")
+        out["attachments"] = [file] if file is not None else []
+    return out
+
+
+def board_info(facts: GameFacts) -> BoardInfo:
+    """What the renderer needs besides the view: names, match score, last moves."""
+    return BoardInfo(names=facts.names, game_number=facts.game_number,
+                     match_scores=facts.scores, match_target=facts.target,
+                     last_moves=facts.last_moves[-6:])
+
+
+HAND_PICTURE_WAIT = 1.0
+"""Seconds a hand's reply waits for its picture. When the drawing process has more than it can
+draw (a busy moment: at 1,000 games on 2 cores, shared with the load benchmark's own fake
+Discord, replies waited 3.4 s for their pictures, median), the reply goes without one: the hand
+is in its text and its controls work. The drawing is given up, which leaves the process to the
+pictures still awaited, so the wait shrinks again instead of growing."""
+
+HAND_PICTURES_KEPT = 256
+"""Hand pictures kept for a repeated Show my hand, card choice or Back (about 30 KB each)."""
+
+_hand_pictures: OrderedDict[tuple[int, int, int | None], tuple[View, BoardInfo, bytes]] = \
+    OrderedDict()
+
+
+async def _hand_picture(facts: GameFacts, info: BoardInfo) -> bytes | None:
+    # Looked up by (game, version, seat), but only used for the very same view and words: the
+    # picture is a function of those alone, so a game loaded again, another bot in the same
+    # process or a position that never got saved can't get another position's picture.
+    view = facts.view
+    key = (facts.id, facts.version, view.viewer)
+    kept = _hand_pictures.get(key)
+    if kept is not None and kept[0] == view and kept[1] == info:
+        _hand_pictures.move_to_end(key)
+        return kept[2]
+    try:
+        png = await asyncio.wait_for(pictures.hand(view, info), HAND_PICTURE_WAIT)
+    except TimeoutError:
+        log.info("game %s: a hand's picture was not drawn within %.1f s; sent without it",
+                 facts.id, HAND_PICTURE_WAIT)
+        return None
+    _hand_pictures[key] = (view, info, png)
+    _hand_pictures.move_to_end(key)
+    while len(_hand_pictures) > HAND_PICTURES_KEPT:
+        _hand_pictures.popitem(last=False)
+    return png
+
+
+async def hand_payload(
+    bot: Host, live: LiveGame, user_id: int, *, selected: str | None = None,
+    note: str | None = None, picture: bool = True,
+) -> dict[str, Any]:
+    """The private hand message: image, text and the controls to move. The picture is drawn
+    once per game, version and seat (clicks that show the same hand again reuse it); with
+    ``picture=False`` there is none, for an edit of a message that shows it already."""
+    facts = bot.service.facts(live, user_id)  # the user's view, never the game itself
+    view = facts.view
+    lines = [note] if note else []
+    lines.append(hand_text(view))
+    controls = Controls()
+    if view.my_turn:
+        groups = moves_by_source(view)
+        compulsory = {m.source_token for m in view.compulsory}
+        targets: list[Move] = []
+        if selected:
+            targets = groups.get(selected.strip().upper(), [])
+            if not targets:
+                lines.append("That card can't move now; choose another.")
+        if targets:
+            lines.append(f"**Move {source_label(targets[0], view)} to…**")
+            for move in targets:
+                style = (discord.ButtonStyle.primary if move.is_play
+                         else discord.ButtonStyle.secondary)
+                controls.add_item(MoveButton(
+                    live.id, live.version, move.text, target_label(move, view), style))
+            controls.add_item(BackButton(live.id))
+        else:
+            options = []
+            for token, outs in groups.items():
+                where = ", ".join(m.target_token for m in outs)
+                options.append(discord.SelectOption(
+                    label=("❗ " if token in compulsory else "") + source_label(outs[0], view),
+                    value=token,
+                    description=(("must be played first · " if token in compulsory else "")
+                                 + f"to {where}")[:100],
+                ))
+            if options:
+                controls.add_item(SourceSelect.build(live.id, live.version, options[:25]))
+            pass_move = next((m for m in view.legal_moves if m.is_pass), None)
+            if pass_move is not None:
+                controls.add_item(MoveButton(live.id, live.version, "pass", "Pass (end turn)",
+                                             discord.ButtonStyle.secondary))
+    payload: dict[str, Any] = {"view": controls}
+    if picture:
+        png = await _hand_picture(facts, board_info(facts))
+        payload["file"] = Picture(png, "hand.png") if png is not None else None
+        if png is None:
+            lines.append("-# A busy moment: no picture this time. Your hand is written above.")
+    payload["content"] = clip("\n".join(lines), MAX_MESSAGE)
+    return payload
+
+
+async def answer_stale_click(interaction: Interaction) -> bool:
+    """Answer a click on a button its message no longer shows; True if it was one of ours.
+
+    A board is closed (its buttons removed) when the turn passes; a click made a moment before
+    reaches the bot after that, and discord.py drops a click on a button the message has lost.
+    Nothing a player clicks may fail, so such a click runs as if the button were still there.
+    """
+    data: dict[str, Any] = dict(interaction.data or {})
+    message = interaction.message
+    if (interaction.type is not discord.InteractionType.component or message is None
+            or data.get("component_type") != discord.ComponentType.button.value):
+        return False
+    custom_id = str(data.get("custom_id", ""))
+    shown = {getattr(child, "custom_id", None) for row in message.components
+             for child in getattr(row, "children", [row])}
+    if custom_id in shown:
+        return False  # discord.py dispatches it
+    for factory in DYNAMIC_ITEMS:
+        match = factory.__discord_ui_compiled_template__.fullmatch(custom_id)
+        if match is not None:
+            item = await factory.from_custom_id(
+                interaction, discord.ui.Button(custom_id=custom_id), match)
+            await item.callback(interaction)
+            return True
+    return False

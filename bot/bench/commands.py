@@ -1,0 +1,314 @@
+"""Benchmarks of the bot's CPU work, away from Discord.
+
+``python -m bot.bench [render|ledger|load] [--boards N] [--seed S]`` prints one JSON line per
+measurement; with no benchmark named it runs render and ledger (``ledger``: see
+``ledger_bench``; ``load``, the real bot as a process under many games at once: see
+``load_bench``).
+``render`` draws boards and hands from seeded games of both rule sets at many stages, from
+the deal to the finished game, including long side stacks. Per picture kind it reports the
+cold time (the first picture in a fresh interpreter: fonts opened, caches empty), then over
+``--boards`` pictures drawn one after another in this process (caches warm, as in a bot that
+has run a while) the median, p99 and worst time, and the median and largest PNG size:
+
+    {"name": "render_board", "boards": 200, "cold_ms": 61.3, "median_ms": 15.5,
+     "p99_ms": 35.4, "worst_ms": 43.1, "png_kb_median": 52.4, "png_kb": 66.4}
+
+(measured on 2 AMD EPYC cores; BENCHMARKS.md has the figures, the machine and the command).
+
+``render_board_pool`` and ``render_hand_pool``: the same pictures drawn as the bot
+has them drawn, by a drawing process (``bot.pictures.drawing``), timed from the asking to the
+PNG bytes back (the pickling and the hop between processes included); cold is the first picture, the
+drawing process started for it (as after a restart).
+
+What it leaves out: sending the picture (Discord's upload) and any other work competing for
+the CPU; pictures are drawn one at a time, never two at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from bot.pictures.render import BoardInfo, render_board, render_hand
+from engine import CLASSIC, KINGS, Game, Move, RuleSet, Source, View
+from engine.bench import POLICIES
+
+__all__ = ["BENCHMARKS", "cold_render", "main", "positions", "run_render"]
+
+_NAMES = ("Ann", "Bartholomew")
+
+
+def _hoard(moves: Sequence[Move], rng: random.Random, game: Game) -> Move:
+    """Plays to the centre only now and then, and piles discards on the longest side stack.
+
+    Random players rarely build long side stacks; this one does, so the fans get tested.
+    """
+    plays = [m for m in moves if m.is_play]
+    if plays and rng.random() < 0.6:
+        return plays[int(rng.random() * len(plays))]
+    discards = [m for m in moves if m.is_discard]
+    if discards:
+        sides = game.sides[game.turn]
+        return max(discards, key=lambda m: (len(sides[m.target_index]), -m.target_index))
+    return moves[int(rng.random() * len(moves))]
+
+
+def _playfirst(moves: Sequence[Move], rng: random.Random, game: Game) -> Move:
+    return POLICIES["playfirst"](moves, rng)
+
+
+_Policy = Callable[[Sequence[Move], random.Random, Game], Move]
+_POLICIES: tuple[_Policy, ...] = (_playfirst, _hoard)
+
+
+def describe(seat: int, move: Move) -> str:
+    """A short public description of a move, like the bot's: ``Ann: 7♥ → C2``."""
+    name = _NAMES[seat]
+    if move.is_pass:
+        return f"{name} passed"
+    if move.source is Source.HAND and move.card is not None:
+        what = f"{move.card.display} from hand"
+    elif move.source is Source.PAYOFF:
+        what = "pay-off card"
+    else:
+        what = f"top of S{move.source_index + 1}"
+    return f"{name}: {what} → {move.target_token}"
+
+
+def positions(count: int, seed: int = 1, per_game: int = 8) -> list[tuple[View, View, BoardInfo]]:
+    """``count`` positions as (public view, on-turn player's view, info), from seeded games.
+
+    Games alternate between the rule sets and between two random policies (one of them builds
+    long side stacks); from each game ``per_game`` positions are taken, spread from the deal to
+    the end, the finished position always among them.
+    """
+    out: list[tuple[View, View, BoardInfo]] = []
+    rng = random.Random(seed)
+    n = 0
+    while len(out) < count:
+        rules: RuleSet = (CLASSIC, KINGS)[n % 2]
+        policy = _POLICIES[(n // 2) % len(_POLICIES)]
+        game, _ = Game.new(rules, seed * 10_007 + n)
+        info = BoardInfo(_NAMES, game_number=1 + n % 3, match_scores=(n % 40, (3 * n) % 45),
+                         match_target=rules.match_target)
+        snapshots: list[tuple[View, View, BoardInfo]] = []
+        while True:
+            if len(game.history) % 3 == 0 or game.result is not None:
+                public = game.public_view()
+                moves = tuple(describe(p, m) for p, m in public.recent[-8:])
+                snapshots.append((public, game.view(game.turn),
+                                  dataclasses.replace(info, last_moves=moves)))
+            if game.result is not None:
+                break
+            game.play(policy(game.legal_moves(), rng, game))
+        last = len(snapshots) - 1
+        picks = sorted({last * k // max(1, per_game - 1) for k in range(per_game)})
+        out.extend(snapshots[i] for i in picks)
+        n += 1
+    return out[:count]
+
+
+def _measure(render: Callable[[View, BoardInfo], bytes],
+             cases: Sequence[tuple[View, BoardInfo]]) -> tuple[list[float], list[int]]:
+    times: list[float] = []
+    sizes: list[int] = []
+    for view, info in cases:
+        started = time.perf_counter()
+        png = render(view, info)
+        times.append(time.perf_counter() - started)
+        sizes.append(len(png))
+    return times, sizes
+
+
+_COLD = """
+import sys, time
+from bot.bench.commands import positions
+from bot.pictures.render import render_board, render_hand
+public, mine, info = positions(1, int(sys.argv[2]))[0]
+started = time.perf_counter()
+if sys.argv[1] == "board":
+    render_board(public, info)
+else:
+    render_hand(mine, info)
+print(time.perf_counter() - started)
+"""
+
+
+def cold_render(kind: str, seed: int = 1) -> float:
+    """Seconds of the first ``kind`` picture (board or hand) drawn in a fresh interpreter.
+
+    The first picture after a start opens the fonts and fills the caches of drawn cards and
+    text; in this process those caches are already warm, so it is measured in a new one (the
+    imports and the dealing are not timed, only the drawing).
+    """
+    out = subprocess.run([sys.executable, "-c", _COLD, kind, str(seed)], check=True,
+                         capture_output=True, text=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def _percentile(values: Sequence[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1)))]
+
+
+def _figures(name: str, cold: float, times: list[float], sizes: list[int]) -> dict[str, object]:
+    return {
+        "name": name,
+        "boards": len(times),
+        "cold_ms": round(cold * 1000, 1),
+        "median_ms": round(statistics.median(times) * 1000, 1),
+        "p99_ms": round(_percentile(times, 99) * 1000, 1),
+        "worst_ms": round(max(times) * 1000, 1),
+        "png_kb_median": round(statistics.median(sizes) / 1024, 1),
+        "png_kb": round(max(sizes) / 1024, 1),
+    }
+
+
+async def _through_pool(cases: Sequence[tuple[View, View, BoardInfo]]
+                        ) -> list[tuple[float, list[float], list[int]]]:
+    """Boards, then hands, drawn one at a time by a drawing process as the bot has them drawn
+    (``bot.pictures.drawing``): cold (the first, the process started for it), then every case."""
+    from bot.pictures.drawing import Pictures
+
+    out = []
+    for kind in ("board", "hand"):
+        pictures = Pictures(workers=1)
+        try:
+            times: list[float] = []
+            sizes: list[int] = []
+            for public, mine, info in [cases[0], *cases]:
+                started = time.perf_counter()
+                if kind == "board":
+                    public_view: tuple[View, BoardInfo] = (public, info)
+                    png = await pictures.board(lambda: public_view)  # noqa: B023 (awaited here)
+                else:
+                    png = await pictures.hand(mine, info)
+                times.append(time.perf_counter() - started)
+                sizes.append(len(png))
+            out.append((times[0], times[1:], sizes[1:]))
+        finally:
+            await pictures.close()
+    return out
+
+
+def run_render(boards: int, seed: int = 1) -> list[dict[str, object]]:
+    """Render ``boards`` boards and as many hands, in this process and then through a drawing
+    process; the figures for each."""
+    cold_board, cold_hand = cold_render("board", seed), cold_render("hand", seed)
+    cases = positions(boards, seed)
+    board_times, board_sizes = _measure(render_board, [(pub, info) for pub, _, info in cases])
+    hand_times, hand_sizes = _measure(render_hand, [(mine, info) for _, mine, info in cases])
+    (board_cold, pool_boards, pool_board_sizes), (hand_cold, pool_hands, pool_hand_sizes) = \
+        asyncio.run(_through_pool(cases))
+    return [_figures("render_board", cold_board, board_times, board_sizes),
+            _figures("render_hand", cold_hand, hand_times, hand_sizes),
+            _figures("render_board_pool", board_cold, pool_boards, pool_board_sizes),
+            _figures("render_hand_pool", hand_cold, pool_hands, pool_hand_sizes)]
+
+
+def _ledger(args: argparse.Namespace) -> list[dict[str, object]]:
+    from .ledger_bench import run_ledger
+
+    return [run_ledger(lines, args.players, args.seed, args.runs) for lines in args.lines]
+
+
+def _load(args: argparse.Namespace) -> list[dict[str, object]]:
+    from pathlib import Path
+
+    from .load_bench import run_load
+
+    return run_load(args.games, mode=args.mode, interval=args.interval, duration=args.duration,
+                    rules=args.rules, board_delay=args.board_delay, seed=args.seed,
+                    open_concurrency=args.open_concurrency,
+                    profile=Path(args.profile) if args.profile else None,
+                    plot=Path(args.plot) if args.plot else None,
+                    shards=args.shards, database=args.database)
+
+
+def _storage(args: argparse.Namespace) -> list[dict[str, object]]:
+    from .storage_bench import run_store
+
+    return list(run_store(args.store_games, args.moves, args.seed))
+
+
+def _hand(args: argparse.Namespace) -> list[dict[str, object]]:
+    from .hand_bench import run_hand
+
+    return [run_hand(args.store_games, args.repeats, args.seed)]
+
+
+BENCHMARKS: dict[str, Callable[[argparse.Namespace], list[dict[str, object]]]] = {
+    "render": lambda args: run_render(args.boards, args.seed),
+    "ledger": _ledger,
+    "storage": _storage,
+    "hand": _hand,
+    "load": _load,
+}
+"""The benchmarks by name."""
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError("a list of numbers, like 10,50,100") from None
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError("each size must be at least 1")
+    return sizes
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(prog="python -m bot.bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("benchmark", nargs="?", choices=[*BENCHMARKS, "all"], default="all",
+                        help="which benchmark to run (default: all)")
+    parser.add_argument("--boards", type=int, default=200, help="positions to draw (render)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--lines", type=_sizes, default=[100_000],
+                        help="ledger lines, a row per size: 10000,100000,1000000 (ledger)")
+    parser.add_argument("--players", type=int, default=200, help="players (ledger)")
+    parser.add_argument("--runs", type=int, default=50, help="timed runs of each query (ledger)")
+    parser.add_argument("--store-games", type=int, default=20,
+                        help="matches played (storage) or hands shown (hand)")
+    parser.add_argument("--moves", type=int, default=510, help="moves per match (storage)")
+    parser.add_argument("--repeats", type=int, default=10, help="times each hand is shown (hand)")
+    load = parser.add_argument_group("load", "the real bot as a process against the local fake "
+                                     "Discord (see load_bench)")
+    load.add_argument("--games", type=_sizes, default=[10],
+                      help="games open at once, one run per size: 10,50,100")
+    load.add_argument("--mode", choices=["eager", "paced"], default="eager",
+                      help="eager: act as soon as answered; paced: a move per game every "
+                           "--interval seconds on average")
+    load.add_argument("--interval", type=float, default=10.0,
+                      help="paced: seconds between moves of a game, on average")
+    load.add_argument("--duration", type=float, default=30.0, help="seconds of play per run")
+    load.add_argument("--rules", choices=["both", "kings", "classic"], default="both")
+    load.add_argument("--board-delay", type=float, default=1.0,
+                      help="the bot's BOARD_DELAY_SECONDS (its default: 1)")
+    load.add_argument("--open-concurrency", type=int, default=8,
+                      help="games opened at once before the play starts")
+    load.add_argument("--profile", help="run the bot under cProfile, writing this file")
+    load.add_argument("--plot", help="write a PNG of p99 against games here")
+    load.add_argument("--shards", type=int, default=1,
+                      help="bot processes, one shard each (needs --database postgresql://…)")
+    load.add_argument("--database", default=None,
+                      help="a postgresql:// server (a scratch schema of it) instead of SQLite")
+    args = parser.parse_args(argv)
+    if args.boards < 1:
+        parser.error("--boards must be at least 1")
+    # "all" is the quick ones; storage and load take minutes and are asked for by name.
+    names = [n for n in BENCHMARKS if n not in ("load", "storage")] if args.benchmark == "all" \
+        else [args.benchmark]
+    for name in names:
+        for line in BENCHMARKS[name](args):
+            print(json.dumps(line), flush=True)
+

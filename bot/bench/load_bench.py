@@ -1,0 +1,879 @@
+"""``python -m bot.bench load``: many games at once, played against the real bot as a process.
+
+For each number of games in ``--games`` (a fresh bot and database each time) the benchmark
+starts a local fake Discord in this process (the one the end-to-end tests use,
+``bot.sandbox``), starts the bot with
+``python -m bot`` pointed at it, adds two members per game to the fake server, and opens the
+games: one challenges, the other presses Accept. Then the simulated players play for
+``--duration`` seconds, only through interactions, as people do: ``/hand`` or the board's
+**Show my hand** to see their hand, then either the card menu and a target button of that
+private hand or ``/play card to`` (with autocomplete now and then), and ``/pass`` or the Pass
+button in classic; the legal choices are read from the hand's menu, never from the bot. A
+game that ends is challenged again. Two kinds of player:
+
+- ``--mode eager``: each game's next action is sent the moment the previous one is answered
+  (a burst: every game at once, as fast as the bot answers);
+- ``--mode paced``: one move per game every ``--interval`` seconds on average (uniformly
+  jittered between half and one and a half times it; the games start spread over one
+  interval), as people play.
+
+One JSON line per size, e.g. (abridged; 2 cores shared with other work, load average 3.3)::
+
+    {"name": "load", "mode": "eager", "games": 10, "duration_s": 60.0, "interactions": 6534,
+     "interactions_per_s": 108.9, "moves": 3161, "p50_ms": 6.7, "p95_ms": 52.4, "p99_ms": 92.1,
+     "max_ms": 327.3, "over_1s": 0, "over_3s": 0, "bot_cpu_pct": 110.6, "errors": 0, ...}
+
+What it measures:
+
+- ``p50_ms`` … ``max_ms``, ``over_1s``, ``over_3s``: first-response latency, from the moment
+  the fake sends the interaction on the gateway to the moment it receives the bot's initial
+  callback (a "thinking…" defer counts: it is what stops Discord's 3-second clock), over every
+  interaction sent during the playing time. An interaction whose first response never came
+  or came after Discord's 3 s (the fake refuses it, as Discord does) counts at 10 s.
+- ``reply_p50_ms`` … ``reply_max_ms``: from the same moment to the reply the player sees
+  (the follow-up or edit after a defer: the ✅ with the new hand picture, the hand itself),
+  over the replies that came (a reply that never came is an error, below). This is where
+  work behind a fast first response shows: a hand picture waiting for the drawing process.
+- ``interactions``, ``interactions_per_s``, ``moves``, ``moves_per_s`` (cards played or
+  passes, each acknowledged with ✅), ``games_finished``; for paced players
+  ``offered_moves_per_s`` (games / interval), what they would make if every answer came at
+  once: ``moves_per_s`` well below it means the bot did not keep up (its first responses may
+  still be fast: the work behind them fell behind).
+- ``board_posts_per_s`` / ``board_edits_per_s`` / ``board_redraws_per_s``: public board
+  messages posted, edited (redrawn, or closed when the turn passed), and edits carrying a
+  new picture. ``board_lag_p50_ms`` … ``board_lag_max_ms``: for each card played in the
+  playing time, from its ✅ to the first new picture of its game's board whose "Last moves"
+  lists it; ``plays_not_on_a_board``, the plays no picture listed (none came before the
+  bot stopped, or five more moves came first). Passes are left out.
+- ``bot_cpu_pct``: the bot process's user+system CPU time over the playing time, from
+  ``/proc/<pid>/stat`` (100 = one core busy; it can use more with its threads: SQLite runs
+  off the event loop; the pictures are drawn in another process, see ``helpers`` below);
+  ``bot_cpu_ms_per_move``, the same divided by the moves (the interactions a move brings
+  with it included). ``bench_cpu_pct``: the same for this
+  process (the fake Discord and the players), which shares the machine. ``machine_cpu_pct``
+  (all processes, ``/proc/stat``), ``cores`` and ``loadavg_1m`` say how busy the machine was
+  meanwhile: other work on it slows the bot down too.
+- ``helpers``, ``helpers_cpu_pct``: the processes under the bot (its drawing process,
+  ``bot.pictures.drawing_worker``) and their CPU over the playing time; ``all_cpu_pct`` and
+  ``all_cpu_ms_per_move``: the bot and them together, the figures to compare with a bot that
+  drew in its own threads.
+- ``peak_rss_mb``: the bot's ``VmHWM`` (peak resident memory since it started, setup included);
+  ``helpers_peak_rss_mb``: the sum of the helpers' ``VmHWM``; ``all_peak_rss_mb``: the sum of
+  both (an upper bound of the peak of the sum: the peaks need not coincide, and pages of
+  shared libraries are counted in each process). ``sum_rss_peak_mb``: the largest sum of the
+  bot's and its helpers' ``VmRSS``, sampled every second from start to end (the peak of the
+  sum, as far as a sample a second sees it); ``sum_pss_peak_mb``: the same for their PSS
+  (``/proc/<pid>/smaps_rollup``: a page shared by the bot and its worker, such as the
+  interpreter's own code, counts half in each), what they take from the machine together.
+- ``db_write_bytes_per_move``: ``/proc/<pid>/io`` ``write_bytes`` of the bot during the playing
+  time divided by the moves: bytes the bot caused to be written to disk (counted in whole
+  pages when dirtied). Its logs go to a pipe, so that is the SQLite database and its ``-wal``
+  (checkpoints included). ``db_mb``: the size of both files at the end.
+- ``errors``: interactions with no first response or a late one, replies that never came,
+  refusals of a legal move or apologies, ``ERROR`` lines and tracebacks in the bot's log, and
+  faults of the fake; ``error_detail`` names them.
+- ``setup_s``: the time taken to open the games and draw their first boards (not in the
+  figures above: the play starts once every open game's first board is up).
+- ``by_kind``: count, p50 and p99 of the first response per kind of interaction.
+- ``fake_lag_p99_ms``: how late this process's event loop woke up (p99): when the fake is
+  itself overloaded, the latencies above include its delay.
+
+What it leaves out: the network (the fake is on 127.0.0.1; Discord adds tens of ms each way
+and its own rate limits); the fake's CPU shares the machine with the bot (see
+``bench_cpu_pct``); the bot's start and the opening of the games; ledger, history and
+settings commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import io
+import json
+import os
+import random
+import re
+import resource
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.sandbox.load import LoadFakeDiscord
+
+__all__ = ["plot_p99", "run_load"]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+UNANSWERED_S = 10.0
+"""What an interaction without a first response (in time) counts as, in seconds."""
+
+ANSWER_TIMEOUT = 10.0
+"""How long a player waits for a first response before giving up on it."""
+
+REPLY_TIMEOUT = 30.0
+"""How long a player waits for the answer itself (the follow-up or the edit)."""
+
+RANKS = "A 2 3 4 5 6 7 8 9 10 J Q K".split()
+
+
+# ---------------------------------------------------------------------- the bot's process
+
+
+def _cpu_seconds(pid: int) -> float:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _status_kb(pid: int, key: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process under ``pid``: the bot's drawing workers (``bot.pictures.drawing``) and what
+    ``multiprocessing`` starts beside them."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        children.setdefault(int(stat[stat.rindex(")") + 2:].split()[1]), []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return sorted(found)
+
+
+def _cpu_of(pids: Sequence[int]) -> dict[int, float]:
+    out = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            out[pid] = _cpu_seconds(pid)
+    return out
+
+
+def _cpu_all(pids: Sequence[int]) -> float:
+    return sum(_cpu_seconds(pid) for pid in pids)
+
+
+def _written_all(pids: Sequence[int]) -> int:
+    return sum(_write_bytes(pid) for pid in pids)
+
+
+def _helpers_of(pids: Sequence[int]) -> list[int]:
+    return [helper for pid in pids for helper in _descendants(pid)]
+
+
+def _peak_kb_of(pids: Sequence[int]) -> int:
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            total += _status_kb(pid, "VmHWM")
+    return total
+
+
+def _rollup_kb(pid: int, key: str) -> int:
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+async def _memory_monitor(pids: Sequence[int], peaks: dict[str, int],
+                          period: float = 1.0) -> None:
+    """Keep in ``peaks`` the largest sums of RSS and of PSS (KB) over ``pids`` and their
+    helpers, sampled every ``period`` seconds."""
+    while True:
+        rss = pss = 0
+        for pid in [*pids, *_helpers_of(pids)]:
+            with contextlib.suppress(OSError):  # a helper gone meanwhile
+                rss += _status_kb(pid, "VmRSS")
+                pss += _rollup_kb(pid, "Pss")
+        peaks["rss"] = max(peaks.get("rss", 0), rss)
+        peaks["pss"] = max(peaks.get("pss", 0), pss)
+        await asyncio.sleep(period)
+
+
+def _write_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("write_bytes:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _machine_jiffies() -> tuple[int, int]:
+    """(busy, total) CPU time of the whole machine, all cores, from ``/proc/stat``."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    total = sum(fields[:8])
+    return total - idle, total
+
+
+def _busy_pct(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """The whole machine's CPU use between two readings, 100 per busy core (as the others)."""
+    busy, total = after[0] - before[0], after[1] - before[1]
+    return round(busy / total * 100 * (os.cpu_count() or 1), 1) if total else 0.0
+
+
+def _self_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _child_env(fake: Any, db: str, board_delay: float,
+               shard: tuple[int, int] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("DISCORD_", "SHARD_")) and k != "LOG_LEVEL"}
+    env.update(PYTHONPATH=str(ROOT), DISCORD_TOKEN=fake.token, DISCORD_API_BASE=fake.api_base,
+               DISCORD_GATEWAY_URL=fake.gateway_url, DATABASE=db, LOG_LEVEL="INFO",
+               BOARD_DELAY_SECONDS=str(board_delay))
+    if shard is not None:  # one process per shard, as docker-compose.yml runs them
+        env.update(SHARD_IDS=str(shard[0]), SHARD_COUNT=str(shard[1]))
+    # As the Dockerfile sets it (unless the caller's environment says otherwise): without it
+    # glibc gives each thread that allocates an arena of its own, which the RSS shows.
+    env.setdefault("MALLOC_ARENA_MAX", "2")
+    return env
+
+
+class BotProcess:
+    """``python -m bot`` (optionally under cProfile) with its log read from a pipe."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.log = io.StringIO()
+        assert proc.stderr is not None
+        self._reader = asyncio.create_task(self._read(proc.stderr))
+
+    @classmethod
+    async def start(cls, fake: Any, workdir: Path, db: str, board_delay: float,
+                    profile: Path | None, shard: tuple[int, int] | None = None) -> BotProcess:
+        command = [sys.executable]
+        if profile is not None:
+            command += ["-m", "cProfile", "-o", str(profile)]
+        command += ["-m", "bot"]
+        proc = await asyncio.create_subprocess_exec(
+            *command, cwd=workdir, env=_child_env(fake, db, board_delay, shard),
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        print(f"bot process {proc.pid} started", file=sys.stderr, flush=True)
+        return cls(proc)
+
+    async def _read(self, stream: asyncio.StreamReader) -> None:
+        async for line in stream:
+            self.log.write(line.decode(errors="replace"))
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    async def stop(self) -> int:
+        """SIGTERM, as ``docker stop``; the exit status (killed after 30 s)."""
+        if self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(self.proc.wait(), 30)
+            except TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._reader, 5)
+        return self.proc.returncode or 0
+
+    def log_errors(self) -> list[str]:
+        """One entry per ERROR line (with the exception its traceback ends with), and one per
+        traceback logged without one."""
+        out: list[str] = []
+        lines = self.log.getvalue().splitlines()
+        after_error = False
+        for i, line in enumerate(lines):
+            if " ERROR " in line:
+                out.append(line)
+                after_error = True
+            elif line.startswith("Traceback"):
+                end = next((lines[j] for j in range(i + 1, len(lines))
+                            if lines[j].strip() and not lines[j].startswith(
+                                (" ", "Traceback", "During", "The above"))), "")
+                if after_error and out:
+                    out[-1] += " | " + end
+                else:
+                    out.append(end)
+                after_error = True  # a chained traceback ("During handling…") joins it
+            elif re.match(r"\d{4}-\d\d-\d\d ", line):  # the next log record
+                after_error = False
+        return out
+
+
+# ---------------------------------------------------------------------- the players
+
+
+def _select_options(message: Any) -> list[dict[str, Any]]:
+    for comp in message.iter_components():
+        if comp.get("type") == 3 and str(comp.get("custom_id", "")).startswith("sm:src:"):
+            return list(comp.get("options", []))
+    return []
+
+
+def _targets(option: dict[str, Any]) -> list[str]:
+    text = str(option.get("description", "")).split("to ", 1)[-1]
+    return re.findall(r"\b[CS]\d\b", text)
+
+
+def _pass_id(message: Any) -> str | None:
+    return next((c for c in message.custom_ids() if c.startswith("sm:mv:")
+                 and c.endswith(":pass")), None)
+
+
+def _my_turn(message: Any) -> bool:
+    return bool(_select_options(message)) or _pass_id(message) is not None
+
+
+def choose(options: list[dict[str, Any]], has_pass: bool, rng: random.Random
+           ) -> tuple[str, str] | None:
+    """A quick-finishing player: the pay-off card first, then side-stack tops, then hand
+    cards to the centre, then the highest card to a side stack (in classic, sometimes a pass
+    instead); ``None`` means pass."""
+    parsed = [(str(o["value"]), _targets(o)) for o in options]
+    for want in ("P", "S", ""):
+        for token, targets in parsed:
+            if token.startswith(want) if want != "S" else re.fullmatch(r"S\d", token):
+                centre = [t for t in targets if t.startswith("C")]
+                if centre:
+                    return token, centre[0]
+    if has_pass and rng.random() < 0.3:
+        return None
+    discards = [(token, targets) for token, targets in parsed
+                if any(t.startswith("S") for t in targets)]
+    if discards:
+        token, targets = max(discards, key=lambda d: RANKS.index(d[0][:-1])
+                             if d[0][:-1] in RANKS else -1)
+        return token, next(t for t in targets if t.startswith("S"))
+    return None
+
+
+@dataclass
+class Table:
+    """One game's two players (the challenger first) and what they last saw."""
+
+    index: int
+    players: tuple[Any, Any]
+    rules: str
+    rng: random.Random
+    where: Any = None
+    """The game's thread, or the channel if it has none."""
+    on_turn: int = 0
+    hands: dict[int, Any] = field(default_factory=dict)
+    step: int = 0
+    live: bool = False
+    channel: Any = None
+    """Where the game is challenged (its server's channel)."""
+
+
+class Load:
+    """The simulated players of one run, and what they counted."""
+
+    def __init__(self, fake: Any, channel: Any, mode: str, interval: float) -> None:
+        self.fake = fake
+        self.channel = channel
+        self.mode = mode
+        self.interval = interval
+        self.stopping = False
+        self.moves = 0
+        self.games_finished = 0
+        self.played: list[tuple[int, float, str]] = []
+        """Cards played: the game's channel, when the ✅ came, and the move in words."""
+        self.replies: dict[int, tuple[float, float]] = {}
+        """Replies seen, by interaction id: when it was sent, and seconds until its reply."""
+        self.problems: Counter[str] = Counter()
+
+    # -- one interaction
+
+    async def _answer(self, record: Any) -> Any | None:
+        """The reply the player sees, or None (counted) if none came."""
+        if not await self.fake.answered(record, ANSWER_TIMEOUT):
+            return None  # counted from the records at the end
+        try:
+            message = await self.fake.reply(record, REPLY_TIMEOUT)
+        except TimeoutError:
+            self.problems["no_reply"] += 1
+            return None
+        if record.dispatched_at is not None:
+            self.replies[record.id] = (record.dispatched_at,
+                                       time.monotonic() - record.dispatched_at)
+        text = message.content
+        if "Sorry" in text and "something went wrong" in text or "couldn't be saved" in text:
+            self.problems["apology"] += 1
+        return message
+
+    async def _hand(self, table: Table, user: Any) -> Any | None:
+        """The user's hand: the board's Show my hand every other time, else ``/hand``."""
+        board = self.fake.latest_board.get(table.where.id)
+        record = None
+        if board is not None and table.step % 2 == 0:
+            button = next((c for c in board.custom_ids() if c.startswith("sm:hand:")), None)
+            if button is not None:
+                with contextlib.suppress(Exception):  # the board lost its button meanwhile
+                    record = await self.fake.click(user, board, button)
+        if record is None:
+            record = await self.fake.slash(user, table.where, "hand")
+        return await self._answer(record)
+
+    # -- a game
+
+    async def open(self, table: Table) -> bool:
+        """The first player challenges the second, who accepts; False if that failed."""
+        challenger, opponent = table.players
+        channel = table.channel or self.channel
+        record = await self.fake.slash(challenger, channel, "challenge", opponent=opponent,
+                                       rules=table.rules)
+        challenge = await self._answer(record)
+        if challenge is None:
+            return False
+        accept = next((c for c in challenge.custom_ids() if c.endswith(":accept")), None)
+        if accept is None:
+            self.problems["challenge_refused"] += 1
+            return False
+        if await self._answer(await self.fake.click(opponent, challenge, accept)) is None:
+            return False
+        # A thread opened from a message has the message's id (a Discord rule).
+        table.where = self.fake.guilds[channel.guild_id].channels.get(challenge.id, channel)
+        table.hands.clear()
+        table.live = True
+        return True
+
+    async def _find_turn(self, table: Table) -> tuple[Any, Any] | None:
+        """Who is on turn, with his hand; None when the game is over (or a reply failed)."""
+        for seat in (table.on_turn, 1 - table.on_turn):
+            user = table.players[seat]
+            message = await self._hand(table, user)
+            if message is None:
+                return None
+            if "no game going" in message.content:
+                table.live = False
+                return None
+            if _my_turn(message):
+                table.on_turn = seat
+                table.hands[user.id] = message
+                return user, message
+        table.live = False  # neither may move: the game is over
+        return None
+
+    async def move(self, table: Table) -> None:
+        """One move of the game (opening a new game first if the last one ended)."""
+        if not table.live and not await self.open(table):
+            return
+        user = table.players[table.on_turn]
+        message = table.hands.get(user.id)
+        if message is None or not _my_turn(message):
+            found = await self._find_turn(table)
+            if found is None:
+                if not table.live:
+                    self.games_finished += 1
+                return
+            user, message = found
+        table.step += 1
+        options = _select_options(message)
+        pass_id = _pass_id(message)
+        choice = choose(options, pass_id is not None, table.rng)
+        if choice is None and pass_id is None:
+            self.problems["no_legal_choice"] += 1
+            table.hands.pop(user.id, None)
+            return
+        if table.step % 2 == 0:
+            reply = await self._by_buttons(user, message, choice, pass_id)
+        else:
+            reply = await self._typed(table, user, choice)
+        if reply is None:
+            table.hands.pop(user.id, None)
+            return
+        if "✅" not in reply.content:
+            self.problems["refused"] += 1
+            table.hands.pop(user.id, None)
+            return
+        self.moves += 1
+        first = reply.content.split("\n", 1)[0].removeprefix("✅ ")
+        if choice is not None and first:
+            self.played.append((table.where.id, time.monotonic(), first))
+        table.hands[user.id] = reply
+        if not _my_turn(reply):
+            table.on_turn = 1 - table.on_turn
+            table.hands.clear()  # the other player's old hand is out of date
+
+    async def _by_buttons(self, user: Any, message: Any, choice: tuple[str, str] | None,
+                          pass_id: str | None) -> Any | None:
+        if choice is None:
+            assert pass_id is not None
+            return await self._answer(await self.fake.click(user, message, pass_id))
+        token, target = choice
+        menu = next(c for c in message.custom_ids() if c.startswith("sm:src:"))
+        shown = await self._answer(await self.fake.select(user, message, menu, [token]))
+        if shown is None:
+            return None
+        button = next((c for c in shown.custom_ids() if c.endswith(f":{token}>{target}")), None)
+        if button is None:
+            self.problems["refused"] += 1
+            return None
+        return await self._answer(await self.fake.click(user, shown, button))
+
+    async def _typed(self, table: Table, user: Any, choice: tuple[str, str] | None
+                     ) -> Any | None:
+        if choice is None:
+            return await self._answer(await self.fake.slash(user, table.where, "pass"))
+        token, target = choice
+        if table.step % 10 == 1:  # what a Discord client asks while the player types
+            for focused, value, extra in (("card", "", {}), ("to", "", {"card": token})):
+                record = await self.fake.autocomplete_record(
+                    user, table.where, "play", focused, value, **extra)
+                if await self.fake.answered(record, ANSWER_TIMEOUT):
+                    with contextlib.suppress(TimeoutError):
+                        await self.fake.choices(record, REPLY_TIMEOUT)
+        return await self._answer(await self.fake.slash(user, table.where, "play", card=token,
+                                                        to=target))
+
+    async def play(self, table: Table, first_delay: float) -> None:
+        """The table's players, until the run stops."""
+        if self.mode == "paced":
+            await asyncio.sleep(first_delay)
+        while not self.stopping:
+            started = time.monotonic()
+            try:
+                await self.move(table)
+            except Exception as exc:  # a fault of the players or the fake: count, go on
+                self.problems[f"player_{type(exc).__name__}"] += 1
+                table.hands.clear()
+            if self.mode == "paced":
+                pause = self.interval * table.rng.uniform(0.5, 1.5)
+                await asyncio.sleep(max(0.0, pause - (time.monotonic() - started)))
+
+
+async def _lag_monitor(samples: list[float], period: float = 0.05) -> None:
+    loop = asyncio.get_running_loop()
+    while True:
+        before = loop.time()
+        await asyncio.sleep(period)
+        samples.append(loop.time() - before - period)
+
+
+def _percentile(sorted_values: Sequence[float], q: float) -> float:
+    if not sorted_values:
+        return 0.0
+    return sorted_values[min(len(sorted_values) - 1, int(round(q * (len(sorted_values) - 1))))]
+
+
+def _latency(record: Any) -> float:
+    if record.latency is not None:
+        return float(record.latency)
+    return UNANSWERED_S
+
+
+_KINDS = {"sm:src": "card menu", "sm:mv": "move button", "sm:hand": "show my hand",
+          "sm:ch": "accept"}
+
+
+def _kind(record: Any) -> str:
+    """What the player did: the command, autocomplete, or which button or menu."""
+    if record.type == 4:
+        return "autocomplete"
+    name = str(record.name)
+    if name.startswith("sm:"):
+        return _KINDS.get(":".join(name.split(":")[:2]), "other button")
+    return "/" + name
+
+
+def _by_kind(records: Sequence[Any], replies: dict[int, float]) -> dict[str, dict[str, float]]:
+    groups: dict[str, list[float]] = {}
+    replied: dict[str, list[float]] = {}
+    for record in records:
+        groups.setdefault(_kind(record), []).append(_latency(record))
+        if record.id in replies:
+            replied.setdefault(_kind(record), []).append(replies[record.id])
+    out = {}
+    for kind, values in sorted(groups.items()):
+        values.sort()
+        out[kind] = {"n": len(values), "p50_ms": round(_percentile(values, 0.5) * 1000, 1),
+                     "p99_ms": round(_percentile(values, 0.99) * 1000, 1)}
+        took = sorted(replied.get(kind, ()))
+        if took:
+            out[kind].update(reply_p50_ms=round(_percentile(took, 0.5) * 1000, 1),
+                             reply_p99_ms=round(_percentile(took, 0.99) * 1000, 1))
+    return out
+
+
+def board_lag(played: Sequence[tuple[int, float, str]],
+              pictures: dict[int, list[tuple[float, frozenset[str]]]]) -> tuple[list[float], int]:
+    """For each card played, the time from its ✅ to the first picture of its game's board that
+    lists it among the last moves; and how many no board picture showed (by the end of the
+    run, or because more than five moves came before the next picture)."""
+    lags: list[float] = []
+    missing = 0
+    for channel, acked, line in played:
+        shown = [t for t, lines in pictures.get(channel, ()) if t >= acked and line in lines]
+        if shown:
+            lags.append(shown[0] - acked)
+        else:
+            missing += 1
+    return sorted(lags), missing
+
+
+def _db_bytes(db: Path) -> int:
+    return sum(p.stat().st_size for p in (db, db.with_name(db.name + "-wal")) if p.exists())
+
+
+@contextlib.asynccontextmanager
+async def _database(database: str | None, workdir: Path) -> Any:
+    """The run's database: a new SQLite file, or a scratch schema of a PostgreSQL server."""
+    if database is None:
+        yield str(workdir / "bot.sqlite3")
+        return
+    from bot.storage.db import scratch_schema
+
+    async with scratch_schema(database, "bench_load") as url:
+        yield url
+
+
+async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
+                  duration: float = 30.0, rules: str = "both", board_delay: float = 1.0,
+                  seed: int = 1, open_concurrency: int = 8,
+                  profile: Path | None = None, shards: int = 1,
+                  database: str | None = None) -> dict[str, Any]:
+    """One run of ``games`` games; its figures (see the module's docstring)."""
+    from bot.storage.db import is_postgres_url
+
+    if shards > 1 and not (database and is_postgres_url(database)):
+        raise SystemExit("--shards runs one bot process per shard, and processes share "
+                         "PostgreSQL only: give --database postgresql://…")
+    fake = LoadFakeDiscord()
+    await fake.start()
+    # One server per shard (Discord routes a server to one shard), the games spread over them.
+    servers = [fake.add_guild("Load Guild", channels=("general",))] if shards == 1 else [
+        fake.add_guild(f"Load Guild {s}", channels=("general",), shard=(s, shards))
+        for s in range(shards)]
+    channel = servers[0].channel("general")
+    rule_names = ["kings", "classic"] if rules == "both" else [rules]
+    tables = []
+    for i in range(games):
+        guild = servers[i % len(servers)]
+        tables.append(Table(i, (fake.add_member(guild, f"p{i}a"), fake.add_member(guild, f"p{i}b")),
+                            rule_names[i % len(rule_names)], random.Random(seed * 100_003 + i),
+                            channel=guild.channel("general")))
+    lag: list[float] = []
+    async with contextlib.AsyncExitStack() as stack:
+        workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-load-")))
+        db = await stack.enter_async_context(_database(database, workdir))
+        bots = [await BotProcess.start(fake, workdir, db, board_delay,
+                                       profile if n == 0 else None,
+                                       (n, shards) if shards > 1 else None)
+                for n in range(shards)]
+        pids = [b.pid for b in bots]
+        monitor = asyncio.create_task(_lag_monitor(lag))
+        memory: dict[str, int] = {}
+        memory_monitor = asyncio.create_task(_memory_monitor(pids, memory))
+        load = Load(fake, channel, mode, interval)
+        try:
+            await fake.wait_for(lambda: "challenge" in fake.commands(), timeout=60,
+                                description="commands synced")
+            await fake.wait_for(lambda: fake.connected_count() >= shards, timeout=30,
+                                description="gateway connected")
+            await asyncio.sleep(0.5)  # the guild reaches the bot's cache
+            setup_started = time.monotonic()
+            gate = asyncio.Semaphore(open_concurrency)
+
+            async def open_one(table: Table) -> None:
+                async with gate:
+                    await load.open(table)
+            await asyncio.gather(*(open_one(t) for t in tables))
+            opened = sum(t.live for t in tables)
+            # Each new game's first board is drawn after the bot's board delay: let that
+            # backlog clear, so the play starts from a steady state (the wait is in setup_s).
+            with contextlib.suppress(Exception):
+                await fake.wait_for(lambda: fake.board_posts >= opened, timeout=max(
+                    60.0, opened * 0.5), description="every new game's first board", poll=0.2)
+            setup_s = time.monotonic() - setup_started
+            # The measured window. The fake keeps every message and revision: out of the
+            # garbage collector's way, so its pauses don't add to the latencies measured.
+            gc.collect()
+            gc.freeze()
+            load.problems.clear()
+            lag.clear()
+            first = len(fake.interactions)
+            posts, edits, redraws = fake.board_posts, fake.board_edits, fake.board_redraws
+            cpu0, bench0, written0 = _cpu_all(pids), _self_cpu(), _written_all(pids)
+            helpers0 = _cpu_of(_helpers_of(pids))
+            machine0 = _machine_jiffies()
+            t0 = time.monotonic()
+            players = [asyncio.create_task(load.play(t, t.rng.uniform(0, interval)))
+                       for t in tables]
+            await asyncio.sleep(duration)
+            load.stopping = True
+            t1 = time.monotonic()
+            cpu1, bench1, written1 = _cpu_all(pids), _self_cpu(), _written_all(pids)
+            helpers1 = _cpu_of(_helpers_of(pids))
+            machine1 = _machine_jiffies()
+            loadavg = os.getloadavg()[0]
+            posts, edits, redraws = (fake.board_posts - posts, fake.board_edits - edits,
+                                     fake.board_redraws - redraws)
+            last = len(fake.interactions)
+            # Let the actions under way finish (their answers count), then stop the rest.
+            _, late = await asyncio.wait(players, timeout=ANSWER_TIMEOUT + REPLY_TIMEOUT)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*players, return_exceptions=True)
+            peak_kb = sum(_status_kb(pid, "VmHWM") for pid in pids)
+            rss_kb = sum(_status_kb(pid, "VmRSS") for pid in pids)
+            helpers = _helpers_of(pids)
+            helpers_peak_kb = _peak_kb_of(helpers)
+            sqlite = not is_postgres_url(db)
+            db_size = _db_bytes(Path(db)) if sqlite else None
+        finally:
+            gc.unfreeze()
+            monitor.cancel()
+            memory_monitor.cancel()
+            status = max([await b.stop() for b in bots])
+            await fake.stop()
+    window = t1 - t0
+    records = fake.interactions[first:last]
+    latencies = sorted(_latency(r) for r in records)
+    unanswered = sum(1 for r in records if r.callback is None and not r.rejected_callbacks)
+    late_answers = sum(1 for r in records if r.callback is None and r.rejected_callbacks)
+    detail: Counter[str] = Counter(load.problems)
+    logged = [line for b in bots for line in b.log_errors()]
+    for line in sorted(set(logged))[:12]:  # what went wrong, once each, beside the figures
+        print("bot log:", line[:300], file=sys.stderr)
+    detail.update(unanswered=unanswered, late=late_answers, bot_log_errors=len(logged),
+                  fake_faults=len(fake.errors) + len(fake.unhandled),
+                  bot_exit_status=int(status != 0), games_not_opened=games - opened)
+    errors = {k: v for k, v in detail.items() if v}
+    moves = load.moves
+    replies = sorted(took for sent, took in load.replies.values() if t0 <= sent <= t1)
+    lags, not_shown = board_lag([p for p in load.played if t0 <= p[1] <= t1],
+                                fake.board_pictures)
+    helpers_cpu = sum(cpu - helpers0.get(pid, 0.0) for pid, cpu in helpers1.items())
+    all_cpu = cpu1 - cpu0 + helpers_cpu
+    lag.sort()
+    return {
+        "name": "load",
+        "mode": mode,
+        "backend": "sqlite" if sqlite else "postgresql",
+        "processes": shards,
+        **({"interval_s": interval} if mode == "paced" else {}),
+        "games": games,
+        "duration_s": round(window, 1),
+        "interactions": len(records),
+        "interactions_per_s": round(len(records) / window, 1),
+        "moves": moves,
+        "moves_per_s": round(moves / window, 1),
+        **({"offered_moves_per_s": round(games / interval, 1)} if mode == "paced" else {}),
+        "games_finished": load.games_finished,
+        "p50_ms": round(_percentile(latencies, 0.50) * 1000, 1),
+        "p95_ms": round(_percentile(latencies, 0.95) * 1000, 1),
+        "p99_ms": round(_percentile(latencies, 0.99) * 1000, 1),
+        "max_ms": round((latencies[-1] if latencies else 0.0) * 1000, 1),
+        "over_1s": sum(1 for v in latencies if v > 1.0),
+        "over_3s": sum(1 for v in latencies if v > 3.0),
+        "reply_p50_ms": round(_percentile(replies, 0.50) * 1000, 1),
+        "reply_p95_ms": round(_percentile(replies, 0.95) * 1000, 1),
+        "reply_p99_ms": round(_percentile(replies, 0.99) * 1000, 1),
+        "reply_max_ms": round((replies[-1] if replies else 0.0) * 1000, 1),
+        "board_posts_per_s": round(posts / window, 2),
+        "board_edits_per_s": round(edits / window, 2),
+        "board_redraws_per_s": round(redraws / window, 2),
+        "board_lag_p50_ms": round(_percentile(lags, 0.50) * 1000, 1),
+        "board_lag_p99_ms": round(_percentile(lags, 0.99) * 1000, 1),
+        "board_lag_max_ms": round((lags[-1] if lags else 0.0) * 1000, 1),
+        "plays_not_on_a_board": not_shown,
+        "bot_cpu_pct": round((cpu1 - cpu0) / window * 100, 1),
+        "bot_cpu_ms_per_move": round((cpu1 - cpu0) * 1000 / moves, 1) if moves else None,
+        "helpers": len(helpers),
+        "helpers_cpu_pct": round(helpers_cpu / window * 100, 1),
+        "all_cpu_pct": round(all_cpu / window * 100, 1),
+        "all_cpu_ms_per_move": round(all_cpu * 1000 / moves, 1) if moves else None,
+        "bench_cpu_pct": round((bench1 - bench0) / window * 100, 1),
+        "machine_cpu_pct": _busy_pct(machine0, machine1),
+        "cores": os.cpu_count(),
+        "loadavg_1m": round(loadavg, 2),
+        "peak_rss_mb": round(peak_kb / 1024, 1),
+        "rss_mb": round(rss_kb / 1024, 1),
+        "helpers_peak_rss_mb": round(helpers_peak_kb / 1024, 1),
+        "all_peak_rss_mb": round((peak_kb + helpers_peak_kb) / 1024, 1),
+        "sum_rss_peak_mb": round(memory.get("rss", 0) / 1024, 1),
+        "sum_pss_peak_mb": round(memory.get("pss", 0) / 1024, 1),
+        # PostgreSQL writes in its own server processes: not the bot's to count.
+        "db_write_bytes_per_move": round((written1 - written0) / moves)
+        if moves and sqlite else None,
+        "db_mb": round(db_size / 1_048_576, 2) if db_size is not None else None,
+        "errors": sum(errors.values()),
+        "error_detail": errors,
+        "setup_s": round(setup_s, 1),
+        "fake_lag_p99_ms": round(_percentile(lag, 0.99) * 1000, 1),
+        "board_delay_s": board_delay,
+        "by_kind": _by_kind(records, {i: took for i, (_, took) in load.replies.items()}),
+    }
+
+
+def run_load(sizes: Sequence[int], *, plot: Path | None = None, **options: Any
+             ) -> list[dict[str, Any]]:
+    """A run per number of games in ``sizes`` (each also written to stderr as it ends, so a
+    long series shows its progress); ``plot`` draws p99 against games."""
+    rows = []
+    for games in sizes:
+        row = asyncio.run(run_one(games, **options))
+        print("done:", json.dumps(row), file=sys.stderr, flush=True)
+        rows.append(row)
+    if plot is not None:
+        plot_p99(rows, plot)
+    return rows
+
+
+def plot_p99(rows: Sequence[dict[str, Any]], path: Path) -> None:
+    """A PNG of first-response p99 (and p50) against the number of games, with the 250 ms
+    target and Discord's 3 s limit as lines."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(str(Path(__file__).parent / "assets" / "DejaVuSans.ttf"), 12)
+    width, height, left, right, top, bottom = 720, 420, 70, 20, 40, 50
+    image = Image.new("RGB", (width, height), "white")
+    draw = ImageDraw.Draw(image)
+    xs = [int(r["games"]) for r in rows]
+    top_ms = max([3300.0] + [float(r["p99_ms"]) * 1.1 for r in rows])
+    x_max = max(xs) if xs else 1
+
+    def at(games: float, ms: float) -> tuple[float, float]:
+        x = left + (width - left - right) * (games / x_max if x_max else 0)
+        y = height - bottom - (height - top - bottom) * (ms / top_ms)
+        return x, y
+
+    draw.rectangle([left, top, width - right, height - bottom], outline="black")
+    for ms, colour, label in ((250.0, "green", "250 ms target"), (3000.0, "red", "3 s limit")):
+        y = at(0, ms)[1]
+        draw.line([left, y, width - right, y], fill=colour)
+        draw.text((left + 5, y - 12), label, fill=colour, font=font)
+    for step in range(5):
+        ms = top_ms * step / 4
+        draw.text((5, at(0, ms)[1] - 6), f"{ms:.0f} ms", fill="black", font=font)
+    for games in xs:
+        x = at(games, 0)[0]
+        draw.text((x - 8, height - bottom + 8), str(games), fill="black", font=font)
+    for key, colour in (("p99_ms", "blue"), ("p50_ms", "gray")):
+        points = [at(int(r["games"]), float(r[key])) for r in rows]
+        if len(points) > 1:
+            draw.line(points, fill=colour, width=2)
+        for x, y in points:
+            draw.ellipse([x - 4, y - 4, x + 4, y + 4], fill=colour)
+    mode = rows[0]["mode"] if rows else ""
+    draw.text((left, 12), f"First-response latency against open games ({mode}): "
+                          "p99 blue, p50 grey", fill="black", font=font)
+    draw.text((width // 2 - 20, height - 20), "games", fill="black", font=font)
+    image.save(path, format="PNG")

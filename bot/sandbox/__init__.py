@@ -1,0 +1,64 @@
+"""A fake Discord (REST + gateway) for end-to-end tests of discord.py bots.
+
+See ``server.py`` for the overview. Public names:
+
+* :class:`FakeDiscord` - the server and its state; user actions (``slash``, ``click``,
+  ``select``, ``autocomplete``, ``submit_modal``...); gateway control.
+* :class:`InteractionRecord` / :class:`CallbackRecord` - what the bot answered.
+* :func:`running_bot` / :func:`start_bot` / :class:`BotHandle` - run a client against it.
+* :class:`ErrorLogGuard` - fail on logged errors (discord.py swallows handler exceptions).
+* Model classes (``FakeGuild``, ``FakeMessage``...) and :class:`Upload`.
+* Fixtures live in :mod:`.fixtures` (import them explicitly).
+"""
+
+from __future__ import annotations
+
+from .fake_errors import ApiError, FakeDiscordError, FakeDiscordTimeout
+from .interactions import CallbackRecord, CallbackType, InteractionRecord, InteractionType
+from .logguard import ErrorLogGuard
+from .models import (
+    ChannelType,
+    FakeAttachment,
+    FakeChannel,
+    FakeGuild,
+    FakeMember,
+    FakeMessage,
+    FakeRole,
+    FakeUser,
+    MessageFlags,
+    MessageRevision,
+    Perm,
+    RegisteredCommand,
+)
+from .runner import BotHandle, running_bot, start_bot
+from .server import FakeDiscord, LatencyReport, RequestRecord, Upload
+
+__all__ = [
+    "ApiError",
+    "BotHandle",
+    "CallbackRecord",
+    "CallbackType",
+    "ChannelType",
+    "ErrorLogGuard",
+    "FakeAttachment",
+    "FakeChannel",
+    "FakeDiscord",
+    "FakeDiscordError",
+    "FakeDiscordTimeout",
+    "FakeGuild",
+    "FakeMember",
+    "FakeMessage",
+    "FakeRole",
+    "FakeUser",
+    "InteractionRecord",
+    "InteractionType",
+    "LatencyReport",
+    "MessageFlags",
+    "MessageRevision",
+    "Perm",
+    "RegisteredCommand",
+    "RequestRecord",
+    "Upload",
+    "running_bot",
+    "start_bot",
+]
