@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 
@@ -22,10 +22,8 @@ from bot.pictures.render import BoardInfo
 from bot.pictures.text import board_fields, result_text, turn_summary
 from engine import View
 
+from .host import Host
 from .ui import Picture, board_controls, board_info
-
-if TYPE_CHECKING:
-    from .host import Host
 
 __all__ = ["BoardPublisher"]
 

@@ -21,6 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.games.game_service import GameService, LiveGame, MoveOutcome, UserError
+from bot.games.history import HistoryService
 from bot.money.amounts import format_amount
 from bot.money.ledger_service import LedgerService
 from bot.ops.backup import DailyBackups
@@ -32,6 +33,7 @@ from bot.shards import ShardSet
 from bot.storage import Storage
 
 from .board import BoardPublisher
+from .host import Host, Interaction
 from .ui import (
     DYNAMIC_ITEMS,
     ClaimButton,
@@ -70,10 +72,10 @@ class Stopping(app_commands.CheckFailure):
     """A command arrived while the bot is stopping (it was already answered)."""
 
 
-class SpiteTree(app_commands.CommandTree[Any]):
+class SpiteTree(app_commands.CommandTree[Host]):
     """Turns every refusal into a polite private reply; logs real failures."""
 
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+    async def interaction_check(self, interaction: Interaction) -> bool:
         client = interaction.client
         if isinstance(client, SpiteBot) and client.stopping:
             if interaction.type is discord.InteractionType.autocomplete:
@@ -84,7 +86,7 @@ class SpiteTree(app_commands.CommandTree[Any]):
         return True
 
     async def on_error(
-        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+        self, interaction: Interaction, error: app_commands.AppCommandError
     ) -> None:
         original = getattr(error, "original", error)
         if isinstance(error, Stopping):
@@ -106,13 +108,14 @@ class SpiteTree(app_commands.CommandTree[Any]):
             await reply_error(interaction, message)
 
 
-class SpiteBot(commands.Bot):
+class SpiteBot(Host):
     """The Spite & Malice bot."""
 
     storage: Storage
     service: GameService
     ledger: LedgerService
-    boards: BoardPublisher
+    _boards: BoardPublisher
+    _history: HistoryService
 
     def __init__(self, config: Config, *, seed_source: Callable[[], int] | None = None,
                  clock: Callable[[], float] | None = None) -> None:
@@ -145,6 +148,16 @@ class SpiteBot(commands.Bot):
         return self.user.id
 
     @property
+    def boards(self) -> BoardPublisher:
+        """The public board publisher."""
+        return self._boards
+
+    @property
+    def history(self) -> HistoryService:
+        """Finished games: ``/history`` and ``/replay``."""
+        return self._history
+
+    @property
     def games_cog(self) -> GamesCog:
         """The cog that handles challenges (the buttons call into it)."""
         return cast("GamesCog", self.get_cog("GamesCog"))
@@ -163,12 +176,13 @@ class SpiteBot(commands.Bot):
         self.service = GameService(self.storage, computer_id=self.computer_id, clock=self._clock,
                                    seed_source=self._seed_source, shards=self.config.shards)
         self.service.listeners.append(self._on_game_change)
-        self.boards = BoardPublisher(self, self.config.board_delay)
+        self._boards = BoardPublisher(self, self.config.board_delay)
         self.ledger = LedgerService(self.storage)
+        self._history = HistoryService(self.storage)
         self.add_dynamic_items(*DYNAMIC_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS)
         await self.add_cog(GamesCog(self))
         await self.add_cog(MoneyCog(self))
-        await self.add_cog(HistoryCog(self.storage))
+        await self.add_cog(HistoryCog())
         if self.config.shards is not None and 0 not in self.config.shards.ids:
             pass  # the commands are the bot's, not a shard's: shard 0's process uploads them
         elif self.config.guild_id:
@@ -243,7 +257,7 @@ class SpiteBot(commands.Bot):
                 log.warning("%d interactions still running after %.0f s; stopping anyway",
                             len(late), timeout)
 
-    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+    async def on_interaction(self, interaction: Interaction) -> None:
         await answer_stale_click(interaction)
 
     # ------------------------------------------------------------------ game flow

@@ -1,21 +1,25 @@
 """What the Discord-side pieces (board publisher, buttons, cogs) need of the bot that hosts them.
 
-They are handed the bot, but know it only through this protocol: the client imports them, and
-they never import the client back, so the imports run one way (client → cogs, buttons, board →
-services).
+They are handed the bot, but know it only through :class:`Host`, the base class of the client
+(``SpiteBot``): the client imports them, and they never import the client back, so the imports
+run one way (client → cogs, buttons, board → services). :data:`Interaction` is every
+interaction they receive, its ``client`` typed as the ``Host`` it is.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from abc import abstractmethod
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import discord
+from discord.ext import commands
 
 if TYPE_CHECKING:
     from bot.games.game_service import GameService, LiveGame
+    from bot.games.history import HistoryService
     from bot.money.ledger_service import LedgerService
 
-__all__ = ["BoardRequests", "ChallengeHandler", "Host"]
+__all__ = ["BoardRequests", "ChallengeHandler", "Host", "Interaction", "hosted"]
 
 
 class BoardRequests(Protocol):
@@ -31,46 +35,63 @@ class BoardRequests(Protocol):
 class ChallengeHandler(Protocol):
     """Where the challenge buttons send their clicks."""
 
-    async def on_challenge_button(self, interaction: discord.Interaction[Any],
+    async def on_challenge_button(self, interaction: Interaction,
                                   challenge_id: int, action: str) -> None:
         """Accept, decline or cancel."""
 
-    async def on_rematch(self, interaction: discord.Interaction[Any], game_id: int) -> None:
+    async def on_rematch(self, interaction: Interaction, game_id: int) -> None:
         """A player of a finished game offers the same terms again."""
 
 
-class Host(Protocol):
-    """The bot, as seen by the pieces it hosts."""
+class Host(commands.Bot):
+    """The bot, as seen by the pieces it hosts (``SpiteBot`` is the one)."""
 
     service: GameService
     ledger: LedgerService
 
     @property
+    @abstractmethod
     def boards(self) -> BoardRequests:
         """The board publisher."""
 
     @property
+    @abstractmethod
     def stopping(self) -> bool:
         """True once the bot has begun to stop (new work is turned away politely)."""
 
     @property
+    @abstractmethod
     def computer_id(self) -> int:
         """The computer opponent's user id (the bot's own)."""
 
     @property
+    @abstractmethod
     def games_cog(self) -> ChallengeHandler:
         """The cog the challenge buttons call."""
 
+    @property
+    @abstractmethod
+    def history(self) -> HistoryService:
+        """Finished games: ``/history`` and ``/replay``."""
+
+    @abstractmethod
     async def game_started(self, live: LiveGame, origin_message_id: int | None = None
                            ) -> int | None:
         """A new game: open its thread from the origin message, post its board, let the
         computer move if it starts; returns the thread's id (``None``: played in the
         channel)."""
 
-    def get_partial_messageable(self, id: int, *, guild_id: int | None = None,
-                                type: discord.ChannelType | None = None
-                                ) -> discord.PartialMessageable:
-        """A channel by id alone (no fetch)."""
 
-    def get_user(self, id: int, /) -> discord.User | None:
-        """A cached user."""
+Interaction = discord.Interaction[Host]
+"""What every command, button and menu receives."""
+
+
+def hosted(interaction: discord.Interaction[Any]) -> Interaction:
+    """The same interaction, its client known as the :class:`Host` it is (checked).
+
+    For discord.py's overridable methods (an item's ``callback``, a dynamic item's
+    ``from_custom_id``), whose signatures take an interaction of any client.
+    """
+    if not isinstance(interaction.client, Host):
+        raise TypeError(f"an interaction of {type(interaction.client).__name__}, not of the bot")
+    return cast(Interaction, interaction)

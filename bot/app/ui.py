@@ -28,7 +28,7 @@ import logging
 import re
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 import discord
 
@@ -46,8 +46,7 @@ from bot.pictures.text import (
 )
 from engine import Move, View
 
-if TYPE_CHECKING:
-    from .host import Host
+from .host import Host, Interaction, hosted
 
 __all__ = [
     "BackButton",
@@ -72,15 +71,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
 
 # Set in ``Interaction.extras`` while a public "thinking…" placeholder waits for its answer: an
 # error must not replace it (the first follow-up takes the placeholder's public flag).
 _PUBLIC_PENDING = "spite_public_pending"
-
-
-def _bot(interaction: Interaction) -> Host:
-    return cast("Host", interaction.client)
 
 
 async def think(interaction: Interaction, *, private: bool) -> None:
@@ -124,8 +118,9 @@ class Guarded:
 
     act: Callable[[Interaction], Awaitable[None]]
 
-    async def callback(self, interaction: Interaction) -> None:
-        if _bot(interaction).stopping:
+    async def callback(self, any_interaction: discord.Interaction[Any]) -> None:
+        interaction = hosted(any_interaction)
+        if interaction.client.stopping:
             with contextlib.suppress(discord.HTTPException):
                 await reply_error(interaction, RESTARTING)
             return
@@ -205,12 +200,13 @@ class ChallengeButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str],
     ) -> ChallengeButton:
         return cls(int(match["id"]), match["action"])
 
     async def act(self, interaction: Interaction) -> None:
-        cog = _bot(interaction).games_cog
+        cog = interaction.client.games_cog
         await cog.on_challenge_button(interaction, self.challenge_id, self.action)
 
 
@@ -241,7 +237,8 @@ class _GameButton(Guarded):
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str],
     ) -> Any:
         return cls(int(match["game"]))
 
@@ -256,7 +253,7 @@ class ShowHandButton(
 
     async def act(self, interaction: Interaction) -> None:
         await think(interaction, private=True)
-        bot = _bot(interaction)
+        bot = interaction.client
         live = await bot.service.game(self.game_id)
         bot.service.seat(live, interaction.user.id)
         await answer(interaction, private=True,
@@ -273,7 +270,7 @@ class ClaimButton(
 
     async def act(self, interaction: Interaction) -> None:
         await think(interaction, private=True)
-        await _bot(interaction).service.claim(self.game_id, interaction.user.id)
+        await interaction.client.service.claim(self.game_id, interaction.user.id)
         await answer(interaction, private=True, content="You claimed the game.")
 
 
@@ -286,7 +283,7 @@ class RematchButton(
     PREFIX, LABEL, STYLE = "rematch", "Rematch", discord.ButtonStyle.success
 
     async def act(self, interaction: Interaction) -> None:
-        await _bot(interaction).games_cog.on_rematch(interaction, self.game_id)
+        await interaction.client.games_cog.on_rematch(interaction, self.game_id)
 
 
 def result_controls(game_id: int) -> Controls:
@@ -332,7 +329,8 @@ class SourceSelect(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str],
     ) -> SourceSelect:
         if not isinstance(item, discord.ui.Select):
             # A forged click: a button under a menu's id. An empty menu refuses it politely.
@@ -341,7 +339,7 @@ class SourceSelect(
 
     async def act(self, interaction: Interaction) -> None:
         await interaction.response.defer()
-        bot = _bot(interaction)
+        bot = interaction.client
         values = self.item.values
         live = await bot.service.game(self.game_id)
         bot.service.seat(live, interaction.user.id)
@@ -374,13 +372,14 @@ class MoveButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str],
     ) -> MoveButton:
         return cls(int(match["game"]), int(match["ver"]), match["move"])
 
     async def act(self, interaction: Interaction) -> None:
         await interaction.response.defer()
-        bot = _bot(interaction)
+        bot = interaction.client
         user = interaction.user.id
         try:
             outcome = await bot.service.play(
@@ -410,7 +409,7 @@ class BackButton(
 
     async def act(self, interaction: Interaction) -> None:
         await interaction.response.defer()
-        bot = _bot(interaction)
+        bot = interaction.client
         live = await bot.service.game(self.game_id)
         bot.service.seat(live, interaction.user.id)
         payload = await hand_payload(bot, live, interaction.user.id)
@@ -427,7 +426,7 @@ class ResignButton(
 
     async def act(self, interaction: Interaction) -> None:
         await interaction.response.defer()
-        await _bot(interaction).service.resign(self.game_id, interaction.user.id)
+        await interaction.client.service.resign(self.game_id, interaction.user.id)
         await interaction.edit_original_response(content="You resigned the game.", view=None)
 
 

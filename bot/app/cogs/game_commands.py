@@ -32,18 +32,17 @@ from bot.pictures.text import (
 from bot.storage import ChallengeRow, GuildSettings
 from engine import RuleSet, View
 
+from ..host import Host, Interaction
 from ..ui import Controls, ResignButton, answer, challenge_controls, hand_payload, think
 
 if TYPE_CHECKING:
     from bot.games.game_service import GameService
 
-    from ..host import Host
 
 __all__ = ["GamesCog"]
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
 
 
 LEVELS = ("easy", "normal", "hard")

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import io
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -36,22 +36,20 @@ from bot.games.history import HistoryPage, HistoryService, ReplayedGame, check_i
 from bot.pictures.render import BoardInfo, render_board, render_hand
 from bot.pictures.text import board_fields, card_text, clip, plural, result_text
 
+from ..host import Interaction
 from ..ui import Controls, Guarded, answer, think
 
 if TYPE_CHECKING:
-    from bot.storage import Storage
+    pass
 
 __all__ = ["DYNAMIC_ITEMS", "HistoryCog", "history_payload", "replay_payload"]
-
-Interaction = discord.Interaction[Any]
 
 _MAX_ID = 2**53
 """Discord's integer options stop here; a forged larger one is simply not a game."""
 
 
 def _service(interaction: Interaction) -> HistoryService:
-    cog = cast(commands.Bot, interaction.client).get_cog("HistoryCog")
-    return cast(HistoryCog, cog).history
+    return interaction.client.history
 
 
 def _guild(interaction: Interaction) -> int:
@@ -168,7 +166,8 @@ class ReplayStep(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str],
     ) -> ReplayStep:
         return cls(int(match["game"]), int(match["pos"]), match["tag"])
 
@@ -196,7 +195,8 @@ class ReplayJump(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str],
     ) -> ReplayJump:
         if not isinstance(item, discord.ui.Select):
             # A forged click: a button under a menu's id. An empty menu is refused politely.
@@ -226,7 +226,8 @@ class ReplayHand(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str],
     ) -> ReplayHand:
         return cls(int(match["game"]), int(match["pos"]))
 
@@ -265,7 +266,8 @@ class ReplayMoves(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str],
     ) -> ReplayMoves:
         return cls(int(match["game"]))
 
@@ -331,7 +333,8 @@ class HistoryPageButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str],
     ) -> HistoryPageButton:
         return cls(int(match["user"]), int(match["page"]), match["tag"])
 
@@ -359,7 +362,8 @@ class HistoryReplaySelect(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str],
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str],
     ) -> HistoryReplaySelect:
         if not isinstance(item, discord.ui.Select):
             item = discord.ui.Select(custom_id="sm:histr")
@@ -382,9 +386,6 @@ DYNAMIC_ITEMS = (ReplayStep, ReplayJump, ReplayHand, ReplayMoves, HistoryPageBut
 class HistoryCog(commands.Cog):
     """``/history`` and ``/replay``."""
 
-    def __init__(self, storage: Storage) -> None:
-        self.history = HistoryService(storage)
-
     @app_commands.command(name="history", description="A player's finished games in this "
                                                        "server, with their results.")
     @app_commands.describe(user="Whose games (default: yours)")
@@ -393,7 +394,7 @@ class HistoryCog(commands.Cog):
                        user: discord.Member | None = None) -> None:
         await think(interaction, private=True)
         who = (user or interaction.user).id
-        page = await self.history.history(_guild(interaction), who, 0)
+        page = await _service(interaction).history(_guild(interaction), who, 0)
         await answer(interaction, private=True, **history_payload(page, interaction.user.id))
 
     @app_commands.command(name="replay", description="Step through a finished game, turn by "

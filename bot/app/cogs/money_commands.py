@@ -15,7 +15,7 @@ import asyncio
 import io
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -27,26 +27,24 @@ from bot.money.amounts import format_amount
 from bot.money.ledger_service import LedgerService, describe_line
 from bot.pictures.render_tables import render_leaderboard, render_money_chart
 
+from ..host import Host, Interaction
 from ..ui import Controls, Guarded, reply_error
-
-if TYPE_CHECKING:
-    from ..host import Host
 
 __all__ = ["MoneyCog", "DYNAMIC_ITEMS", "answer_first", "head_to_head_payload", "known_names"]
 
 PAGE = 10
 
 
-def _money(interaction: discord.Interaction[Any]) -> LedgerService:
-    return cast("Host", interaction.client).ledger
+def _money(interaction: Interaction) -> LedgerService:
+    return interaction.client.ledger
 
 
-async def answer_first(interaction: discord.Interaction[Any], *, ephemeral: bool) -> None:
+async def answer_first(interaction: Interaction, *, ephemeral: bool) -> None:
     """Acknowledge a command at once ("thinking…"), private or public like its reply."""
     await interaction.response.defer(ephemeral=ephemeral, thinking=True)
 
 
-async def known_names(bot: Host, interaction: discord.Interaction[Any],
+async def known_names(bot: Host, interaction: Interaction,
                       user_ids: Iterable[int]) -> dict[int, str]:
     """Names for pictures and files from what the bot already knows: the member who asked, the
     server's member cache, the user cache, then the names saved with the players' games. Never
@@ -119,12 +117,12 @@ class PageButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> PageButton:
         return cls(int(match["a"]), int(match["b"]), int(match["page"]))
 
-    async def act(self, interaction: discord.Interaction[Any]) -> None:
+    async def act(self, interaction: Interaction) -> None:
         if interaction.user.id != self.a or interaction.guild_id is None:
             await reply_error(interaction, "This notebook page isn't yours; use /ledger.")
             return
         await interaction.response.defer()  # the page is edited in place once it is read
-        payload = await head_to_head_payload(cast("Host", interaction.client), interaction.guild_id,
+        payload = await head_to_head_payload(interaction.client, interaction.guild_id,
                                              self.a, self.b, max(0, self.page))
         await interaction.edit_original_response(**payload)
 
@@ -143,14 +141,14 @@ class CsvButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> CsvButton:
         return cls(int(match["a"]), int(match["b"]))
 
-    async def act(self, interaction: discord.Interaction[Any]) -> None:
+    async def act(self, interaction: Interaction) -> None:
         if interaction.user.id != self.a or interaction.guild_id is None:
             await reply_error(interaction, "This notebook isn't yours; use /ledger.")
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         ledger = _money(interaction)
         settings = await ledger.settings(interaction.guild_id)
-        names = await known_names(cast("Host", interaction.client), interaction,
+        names = await known_names(interaction.client, interaction,
                                   (self.a, self.b))
         data = await ledger.csv_export(interaction.guild_id, self.a, self.b, settings.currency,
                                        names)
@@ -175,7 +173,7 @@ class SettleButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> SettleButton:
         return cls(int(match["id"]), match["answer"])
 
-    async def act(self, interaction: discord.Interaction[Any]) -> None:
+    async def act(self, interaction: Interaction) -> None:
         await interaction.response.defer()  # the prompt is edited in place once answered
         ledger = _money(interaction)
         try:
@@ -219,7 +217,7 @@ class MoneyCog(commands.Cog):
                                                      "notebook with them.")
     @app_commands.describe(user="Show your whole history with this member")
     @app_commands.guild_only()
-    async def ledger(self, interaction: discord.Interaction[Any],
+    async def ledger(self, interaction: Interaction,
                      user: discord.Member | None = None) -> None:
         assert interaction.guild_id is not None
         me = interaction.user.id
@@ -250,7 +248,7 @@ class MoneyCog(commands.Cog):
     @app_commands.describe(user="Who you settled with", amount="How much, e.g. 5 or 2.50",
                            forgive="Forgive this much of what they owe you (no money moved)")
     @app_commands.guild_only()
-    async def settle(self, interaction: discord.Interaction[Any], user: discord.Member,
+    async def settle(self, interaction: Interaction, user: discord.Member,
                      amount: str, forgive: bool = False) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         if user.bot:
@@ -287,7 +285,7 @@ class MoneyCog(commands.Cog):
     @app_commands.command(name="void", description="Admins: reverse a game's ledger entry.")
     @app_commands.describe(game="The game number (#)", reason="Why (shown in the history)")
     @app_commands.guild_only()
-    async def void(self, interaction: discord.Interaction[Any], game: int, reason: str) -> None:
+    async def void(self, interaction: Interaction, game: int, reason: str) -> None:
         assert interaction.guild_id is not None
         if not interaction.permissions.manage_guild:
             raise UserError("Only members with the Manage Server permission can void a game.")
@@ -306,7 +304,7 @@ class MoneyCog(commands.Cog):
     @app_commands.describe(by="Rank by", rules="Which rule set")
     @app_commands.choices(by=BY_CHOICES, rules=RULES_CHOICES)
     @app_commands.guild_only()
-    async def leaderboard(self, interaction: discord.Interaction[Any],
+    async def leaderboard(self, interaction: Interaction,
                           by: Choice[str] | None = None, rules: Choice[str] | None = None
                           ) -> None:
         assert interaction.guild_id is not None
@@ -349,7 +347,7 @@ class MoneyCog(commands.Cog):
     @app_commands.command(name="stats", description="A player's record, rating and money.")
     @app_commands.describe(user="Whose stats (default: yours)")
     @app_commands.guild_only()
-    async def stats(self, interaction: discord.Interaction[Any],
+    async def stats(self, interaction: Interaction,
                     user: discord.Member | None = None) -> None:
         assert interaction.guild_id is not None
         await answer_first(interaction, ephemeral=False)
