@@ -1,4 +1,5 @@
-"""``python -m bot``: run the bot; ``health``, ``backup PATH`` and ``restore PATH`` beside it.
+"""``python -m bot``: run the bot; ``health``, ``backup``, ``restore`` and ``migrate`` beside it
+(``python -m bot --help``, ``python -m bot COMMAND --help``).
 
 Exit status: 0 done; 1 refused or failed (the message says why, and nothing was changed);
 2 a wrong command line or setting.
@@ -6,6 +7,7 @@ Exit status: 0 done; 1 refused or failed (the message says why, and nothing was 
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import logging
@@ -53,16 +55,6 @@ def health(config: Config, now: float | None = None) -> int:
         return 1
     print(f"healthy: heartbeat {age:.0f} s ago")
     return 0
-
-
-USAGE = """usage: python -m bot                        run the bot
-       python -m bot health                 is the running bot's housekeeping alive?
-       python -m bot backup PATH [--overwrite]
-                                            copy the database to PATH (a file or a folder)
-       python -m bot restore PATH           put the backup PATH in place (bot stopped)
-       python -m bot migrate --to postgresql://…
-                                            copy the SQLite database into an empty
-                                            PostgreSQL one and check the copy (bot stopped)"""
 
 
 def backup_command(config: Config, dest: str, overwrite: bool) -> int:
@@ -120,41 +112,85 @@ def migrate_command(config: Config, target: str) -> int:
     return 0
 
 
-def _migrate_target(words: list[str]) -> str | None:
-    """The URL of ``migrate --to URL`` (or ``--to=URL``), or ``None`` if that isn't what the
-    words say."""
-    if words[:2] == ["migrate", "--to"] and len(words) == 3:
-        return words[2]
-    if words[:1] == ["migrate"] and len(words) == 2 and words[1].startswith("--to="):
-        return words[1][len("--to="):]
-    return None
+def version() -> str:
+    """The installed package's version (the source tree's when it isn't installed)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("spite-malice-bot")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The command line: ``python -m bot`` runs the bot; sub-commands do the rest. Returns the
+    parser and each command's own (which reports what is wrong with that command's words)."""
+    top = argparse.ArgumentParser(
+        prog="python -m bot", description="Run the Spite & Malice bot (with no command), or "
+        "one of the commands below. Settings come from the environment or .env "
+        "(see .env.example).",
+        epilog="Exit status: 0 done; 1 refused or failed (the message says why, and nothing "
+        "was changed); 2 a wrong command line or setting.")
+    top.add_argument("--version", action="version", version=f"spite-malice-bot {version()}")
+    commands = top.add_subparsers(dest="command", title="commands", metavar="COMMAND")
+    commands.add_parser("run", help="run the bot (the same as no command)",
+                        description="Run the bot until it is stopped (Ctrl-C or SIGTERM).")
+    commands.add_parser("health", help="is the running bot's housekeeping alive?",
+                        description="Exit 0 while the running bot's housekeeping loop keeps "
+                        "writing its heartbeat (the Docker HEALTHCHECK), 1 otherwise.")
+    backup = commands.add_parser(
+        "backup", usage="python -m bot backup PATH [--overwrite]",
+        help="copy the database to PATH (a file or a folder)",
+        description="A consistent copy of the database while the bot runs (SQLite; for "
+        "PostgreSQL it says which pg_dump command to run).")
+    backup.add_argument("path", metavar="PATH", help="the backup file, or a folder for it")
+    backup.add_argument("--overwrite", action="store_true", help="replace PATH if it exists")
+    restore = commands.add_parser(
+        "restore", usage="python -m bot restore PATH",
+        help="put the backup PATH in place (bot stopped)",
+        description="Check the backup, then put it in place of the database (the bot must "
+        "be stopped; the database it replaces is kept beside it).")
+    restore.add_argument("path", metavar="PATH", help="the backup file")
+    migrate = commands.add_parser(
+        "migrate", usage="python -m bot migrate --to postgresql://USER@HOST/NAME",
+        help="copy the SQLite database into an empty PostgreSQL one (bot stopped)",
+        description="Copy the SQLite database into an empty PostgreSQL database and check the "
+        "copy game by game (the bot must be stopped).")
+    migrate.add_argument("--to", required=True, metavar="URL",
+                         help="the PostgreSQL database, postgresql://user@host/name")
+    return top, dict(commands.choices)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Read the settings, then run the bot until it is stopped (or check its health, or back
-    up or restore its database)."""
-    args = sys.argv[1:] if argv is None else argv
-    overwrite = args[:1] == ["backup"] and args.count("--overwrite") == 1
-    words = [a for a in args if a != "--overwrite"] if overwrite else args
-    target = _migrate_target(words)
-    if not (words in ([], ["health"]) or (len(words) == 2 and words[0] in ("backup", "restore")
-                                          and not words[1].startswith("-"))
-            or target):
-        print(USAGE, file=sys.stderr)
-        return 2
+    up, restore or migrate its database)."""
+    top, each = parser()
     try:
-        config = Config.from_env(require_token=not args)
+        args, extra = top.parse_known_args(sys.argv[1:] if argv is None else argv)
+        if extra:
+            each.get(args.command, top).error(f"unrecognized arguments: {' '.join(extra)}")
+    except SystemExit as exc:  # --help, --version (0) or a wrong command line (2)
+        return exc.code if isinstance(exc.code, int) else 2
+    command = args.command or "run"
+    try:
+        config = Config.from_env(require_token=command == "run")
     except ConfigError as exc:
         print(f"spite-malice-bot: {exc}", file=sys.stderr)
         return 2
-    if args == ["health"]:
+    if command == "health":
         return health(config)
-    if words[:1] == ["backup"]:
-        return backup_command(config, words[1], overwrite)
-    if words[:1] == ["restore"]:
-        return restore_command(config, words[1])
-    if target:
-        return migrate_command(config, target)
+    if command == "backup":
+        return backup_command(config, args.path, args.overwrite)
+    if command == "restore":
+        return restore_command(config, args.path)
+    if command == "migrate":
+        return migrate_command(config, args.to)
+    return run_command(config)
+
+
+def run_command(config: Config) -> int:
+    """``python -m bot``: run the bot until it is stopped."""
     configure_logging(config.log_level)
     from .app.client import run
     from .ops.dblock import DatabaseInUse
