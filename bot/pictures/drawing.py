@@ -81,7 +81,7 @@ END_WAIT = 2.0
 
 _Draw = Callable[[View, BoardInfo], bytes]
 
-_ROOT = str(Path(__file__).resolve().parent.parent)
+_ROOT = str(Path(__file__).resolve().parents[2])
 """Where the ``bot`` package is: the worker imports the very same code as the bot."""
 
 
