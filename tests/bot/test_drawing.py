@@ -316,3 +316,12 @@ def test_the_worker_imports_the_renderer_and_the_engine_only() -> None:
     assert {"bot", "engine", "PIL"} <= modules
     assert not modules & {"discord", "aiohttp", "asyncio", "aiosqlite", "asyncpg",
                           "multiprocessing", "concurrent"}
+
+
+def test_the_worker_imports_the_same_bot_package() -> None:
+    # The worker runs with -P and PYTHONPATH set to this root: it must hold this very package.
+    from bot.pictures import drawing as drawing_module
+
+    root = Path(drawing_module._ROOT)
+    assert (root / "bot" / "pictures" / "drawing.py").resolve() == \
+        Path(drawing_module.__file__).resolve()
