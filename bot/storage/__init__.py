@@ -5,9 +5,11 @@
 package touches a connection.
 
 - ``rows``: the rows handed out, as frozen dataclasses, and the errors;
-- ``settings``, ``challenges``, ``games``, ``ledger``: the records of each kind;
+- ``settings_records``, ``challenge_records``, ``game_records``, ``ledger_records``: the
+  records of each kind;
 - ``migrations_sqlite``, ``migrations_postgres``: each backend's numbered migrations;
-- ``db``: the two databases behind one small interface.
+- ``interface``: what the records may ask of a database; ``db``: the two backends behind it
+  (where SQLite and PostgreSQL differ, the backend class says how, never an ``if``).
 
 Every write that must not be applied twice is a compare-and-set, in any number of processes:
 a challenge moves out of ``open`` once; a game's ``version`` goes up by exactly one per saved
@@ -22,10 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..shards import ShardSet
-from . import copy, migrations_postgres, migrations_sqlite
+from . import copy
 from .base import Records
 from .challenge_records import ChallengeRecords
-from .db import Database, is_postgres_url, open_database, sqlite_path
+from .db import is_postgres_url, open_database, sqlite_path
 from .errors import ShardInUse
 from .game_records import GameRecords
 from .ledger_records import LedgerRecords
@@ -73,7 +75,7 @@ class Storage(SettingsRecords, ChallengeRecords, GameRecords, LedgerRecords, Rec
         """Open (creating a SQLite file if needed) the database and migrate it."""
         db = await open_database(database)
         try:
-            await _migrate(db)
+            await db.migrate()
         except BaseException:
             await db.close()
             raise
@@ -118,16 +120,4 @@ class Storage(SettingsRecords, ChallengeRecords, GameRecords, LedgerRecords, Rec
 
     async def schema_version(self) -> int:
         """The migration number the database is at (each backend numbers its own)."""
-        async with self._db.connection() as conn:
-            if self._db.dialect == "sqlite":
-                return await migrations_sqlite.schema_version(conn)
-            return await migrations_postgres.schema_version(conn)
-
-
-async def _migrate(db: Database) -> None:
-    if db.dialect == "sqlite":
-        async with db.connection() as conn:
-            await migrations_sqlite.migrate(conn)
-    else:
-        async with db.transaction() as conn:
-            await migrations_postgres.migrate(conn)
+        return await self._db.schema_version()

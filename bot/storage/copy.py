@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .db import Conn, Database
+from .interface import Conn, Database
 
 __all__ = ["TABLES", "copy_tables", "ledger_pairs", "table_counts"]
 
@@ -70,11 +70,7 @@ async def copy_tables(source: Database, target: Database,
             copied[table] = await _copy_table(reader, writer, table, key)
             if progress is not None:
                 progress(f"{table}: {copied[table]} rows")
-        if target.dialect == "postgresql":
-            for table in _IDENTITIES:
-                await writer.execute(
-                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-                    f"COALESCE((SELECT MAX(id) FROM {table}), 0) + 1, false)")
+        await target.reset_identities(writer, _IDENTITIES)
     return copied
 
 

@@ -15,21 +15,11 @@ from typing import Any
 
 from ..shards import ShardSet
 from .base import Records
-from .db import Conn
+from .interface import Conn
 from .ledger_records import insert_game_entry
 from .rows import DEFAULT_SETTINGS, GameEntry, GameRow, StorageError, game_row
 
 __all__ = ["GameRecords", "insert_game", "owned"]
-
-_LATER_MOVES = {
-    "sqlite": "(SELECT json_group_array(json_array(m.seq, m.seat, m.move)) FROM moves m "
-              "WHERE m.game_id = games.id AND m.seq > games.state_version)",
-    "postgresql": "(SELECT COALESCE(json_agg(json_build_array(m.seq, m.seat, m.move)), "
-                  "'[]')::text FROM moves m "
-                  "WHERE m.game_id = games.id AND m.seq > games.state_version)",
-}
-"""The moves saved after a game's snapshot, as one JSON text (the dialects spell it apart)."""
-
 
 def owned(shards: ShardSet | None) -> str:
     """The SQL condition of the rows of the ``shards``' servers (every row for ``None``)."""
@@ -72,7 +62,7 @@ class GameRecords(Records):
 
     @property
     def _game_columns(self) -> str:
-        return f"games.*, {_LATER_MOVES[self._db.dialect]} AS later_moves"
+        return f"games.*, {self._db.later_moves_sql} AS later_moves"
 
     async def create_game(
         self,

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .base import Records
-from .db import Conn, Row
+from .interface import Conn, Row
 from .rows import GameEntry, LedgerRow, OwedExceeded, SettlementRow, ledger_row, settlement_row
 
 __all__ = ["LedgerRecords", "insert_game_entry"]
@@ -395,42 +395,10 @@ class LedgerRecords(Records):
         insert = ("INSERT INTO ledger (guild_id, kind, debtor_id, creditor_id, amount_cents, "
                   "game_id, rules, winner_id, margin, voids_id, note, created_by, created_at) "
                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        if self._db.dialect == "sqlite":
-            await self._import_sqlite(insert, values())
-        else:
-            async with self._db.transaction() as conn:
-                await conn.executemany(insert, values())
+        await self._db.bulk_insert("ledger", insert, values())
         for guild_id in sorted(guilds):
             await self.rebuild_summaries(guild_id)
         return count
-
-    async def _import_sqlite(self, insert: str, values: Iterable[tuple[Any, ...]]) -> None:
-        async with self._db.connection() as conn:
-            cache = await conn.fetchval("PRAGMA cache_size")
-            # Sorting a million index keys wants memory: SQLite's default page cache is 2 MB.
-            await conn.execute("PRAGMA cache_size=-262144")
-            await conn.execute("PRAGMA foreign_keys=OFF")  # no effect inside a transaction
-            try:
-                await conn.execute("BEGIN IMMEDIATE")
-                try:
-                    # Building an index once from sorted keys is quicker than growing it by
-                    # random inserts (300,000 lines: 4.6 s against 6.3 s): the ledger's indexes
-                    # are dropped and built again around the inserts, in the same transaction.
-                    indexes = [(str(r["name"]), str(r["sql"])) for r in await conn.fetchall(
-                        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND "
-                        "tbl_name = 'ledger' AND sql IS NOT NULL")]
-                    for name, _ in indexes:
-                        await conn.execute(f'DROP INDEX "{name}"')
-                    await conn.executemany(insert, values)
-                    for _, sql in indexes:  # a unique index refuses a duplicate here
-                        await conn.execute(sql)
-                    await conn.execute("COMMIT")
-                except BaseException:
-                    await conn.execute("ROLLBACK")
-                    raise
-            finally:
-                await conn.execute("PRAGMA foreign_keys=ON")
-                await conn.execute(f"PRAGMA cache_size={int(cache) if cache else -2000}")
 
     async def rebuild_summaries(self, guild_id: int) -> None:
         """Recompute the running summaries of a server from its ledger (they are derived)."""

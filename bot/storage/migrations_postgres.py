@@ -10,7 +10,7 @@ migration, on both backends.
 
 from __future__ import annotations
 
-from .db import Conn
+from .interface import Conn
 from .rows import StorageError
 
 __all__ = ["MIGRATIONS", "POSTGRES_SCHEMA_VERSION", "migrate", "schema_version"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from .db import Conn
+from .interface import Conn
 from .rows import StorageError
 
 __all__ = ["MIGRATIONS", "SQLITE_SCHEMA_VERSION", "migrate"]

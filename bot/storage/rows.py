@@ -7,8 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .db import Row
 from .errors import OwedExceeded, StorageError
+from .interface import Row
 
 __all__ = [
     "ChallengeRow",

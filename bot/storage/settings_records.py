@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Records
-from .db import Conn
+from .interface import Conn
 from .rows import SETTING_COLUMNS, GuildSettings
 
 __all__ = ["SettingsRecords"]

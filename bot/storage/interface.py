@@ -1,0 +1,98 @@
+"""The storage's interface to a database: what the record modules may ask of a connection and
+of a database. ``db.py`` has the two backends (SQLite, PostgreSQL) that implement it."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
+
+__all__ = ["Conn", "Database", "Row"]
+
+
+class Row(Protocol):
+    """A result row: by column name or position (``aiosqlite.Row`` and ``asyncpg.Record``)."""
+
+    def __getitem__(self, key: str | int, /) -> Any: ...
+
+    def keys(self) -> Iterable[str]: ...
+
+
+class Conn(Protocol):
+    """One connection (or one transaction on it) of either database."""
+
+    async def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        """Run a statement; how many rows it changed."""
+        ...
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run a statement once per row of arguments."""
+        ...
+
+    async def fetchone(self, sql: str, args: Sequence[Any] = ()) -> Row | None:
+        """The first row of a query, or ``None``."""
+        ...
+
+    async def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+        """Every row of a query."""
+        ...
+
+    async def fetchval(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        """The first column of the first row (``None`` if there is no row)."""
+        ...
+
+    async def lock_ledger(self, guild_id: int) -> None:
+        """Inside a transaction: wait until no other process writes this server's ledger
+        (until the transaction ends)."""
+        ...
+
+
+class Database(Protocol):
+    """A database: connections for reads and single statements, transactions for the rest."""
+
+    dialect: str
+    """``"sqlite"`` or ``"postgresql"``."""
+
+    def connection(self) -> contextlib.AbstractAsyncContextManager[Conn]:
+        """A connection in autocommit mode (each statement commits on its own)."""
+        ...
+
+    def transaction(self) -> contextlib.AbstractAsyncContextManager[Conn]:
+        """A write transaction: committed when the block ends, rolled back if it raises."""
+        ...
+
+    async def close(self) -> None:
+        """Close every connection."""
+        ...
+
+    async def trace(self, callback: Callable[[str], None] | None) -> None:
+        """Call ``callback`` with each statement sent from now on (``None``: stop)."""
+        ...
+
+    async def hold_locks(self, keys: Iterable[int]) -> int | None:
+        """Hold this process's shard locks ``keys`` while the database is open; the first key
+        another process holds (none are then taken), or ``None``."""
+        ...
+
+    async def migrate(self) -> None:
+        """Bring the schema up to this code's version (this backend's numbered migrations)."""
+        ...
+
+    async def schema_version(self) -> int:
+        """The migration number the database is at (each backend numbers its own)."""
+        ...
+
+    later_moves_sql: str
+    """A scalar SQL expression, in a query of ``games``: the moves saved after the game's
+    snapshot (``seq > games.state_version``) as one JSON text ``[[seq, seat, move], …]``."""
+
+    async def bulk_insert(self, table: str, insert: str,
+                          rows: Iterable[Sequence[Any]]) -> None:
+        """Run ``insert`` once per row, all or nothing, as fast as the backend can load many
+        rows into ``table`` (a unique index still refuses a duplicate)."""
+        ...
+
+    async def reset_identities(self, conn: Conn, tables: Iterable[str]) -> None:
+        """After rows were copied in with their ids: the next id each table hands out is
+        past the largest copied."""
+        ...
