@@ -11,7 +11,7 @@
 - ``bot.sandbox``: a local stand-in for Discord (REST and gateway) that the real bot runs
   against unchanged: the end-to-end tests and the load benchmark use it.
 - ``bot.bench``: benchmarks; never imported by the bot itself.
-- ``bot.shards``: which shard owns a guild; ``bot.errors``: ``UserError``, the refusal every
+- ``bot.shards``: which shard owns a guild; ``bot.user_errors``: ``UserError``, the refusal every
   service raises (both used by every room).
 
 Imports run one way: app → ops → games → pictures → money → storage → engine (a room may skip

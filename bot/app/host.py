@@ -86,7 +86,7 @@ Interaction = discord.Interaction[Host]
 """What every command, button and menu receives."""
 
 
-def hosted(interaction: discord.Interaction[Any]) -> Interaction:
+def hosted(interaction: discord.Interaction[discord.Client]) -> Interaction:
     """The same interaction, its client known as the :class:`Host` it is (checked).
 
     For discord.py's overridable methods (an item's ``callback``, a dynamic item's

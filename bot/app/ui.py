@@ -118,7 +118,7 @@ class Guarded:
 
     act: Callable[[Interaction], Awaitable[None]]
 
-    async def callback(self, any_interaction: discord.Interaction[Any]) -> None:
+    async def callback(self, any_interaction: discord.Interaction[discord.Client]) -> None:
         interaction = hosted(any_interaction)
         if interaction.client.stopping:
             with contextlib.suppress(discord.HTTPException):
@@ -200,7 +200,7 @@ class ChallengeButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        cls, interaction: discord.Interaction[discord.Client], item: discord.ui.Item[Any],
         match: re.Match[str],
     ) -> ChallengeButton:
         return cls(int(match["id"]), match["action"])
@@ -237,7 +237,7 @@ class _GameButton(Guarded):
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        cls, interaction: discord.Interaction[discord.Client], item: discord.ui.Item[Any],
         match: re.Match[str],
     ) -> Any:
         return cls(int(match["game"]))
@@ -329,7 +329,7 @@ class SourceSelect(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        cls, interaction: discord.Interaction[discord.Client], item: discord.ui.Item[Any],
         match: re.Match[str],
     ) -> SourceSelect:
         if not isinstance(item, discord.ui.Select):
@@ -372,7 +372,7 @@ class MoveButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        cls, interaction: discord.Interaction[discord.Client], item: discord.ui.Item[Any],
         match: re.Match[str],
     ) -> MoveButton:
         return cls(int(match["game"]), int(match["ver"]), match["move"])

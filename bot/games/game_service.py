@@ -20,11 +20,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.errors import UserError
 from bot.money.stakes import game_entry
 from bot.pictures.text import describe_events, describe_history
 from bot.shards import ShardSet
 from bot.storage import ChallengeRow, GameEntry, GameRow, GuildSettings, Storage, StorageError
+from bot.user_errors import UserError
 from engine import (
     Event,
     GameOver,

@@ -20,8 +20,8 @@ from typing import NamedTuple
 
 from openskill.models import PlackettLuce
 
-from bot.errors import UserError
 from bot.storage import GuildSettings, LedgerRow, OwedExceeded, SettlementRow, Storage
+from bot.user_errors import UserError
 from engine import RuleSet
 
 from .amounts import AmountError, format_amount, parse_amount

@@ -70,9 +70,8 @@ def test_the_discord_side_never_touches_the_engines_game() -> None:
 
 
 # Which rooms each room may import (besides itself, ``engine``, ``bot.shards`` and
-# ``bot.errors``). The
-# adapters sit on top; services below them; storage, pictures and ops below those. The sandbox
-# and the benchmarks are tools: the bot never imports them.
+# ``bot.user_errors``). The adapters sit on top; services below them; storage, pictures and
+# ops below those. The sandbox and the benchmarks are tools: the bot never imports them.
 MAY_IMPORT = {
     "bot": {"app", "ops", "storage"},  # __main__: the command line starts the client
     "app": {"games", "money", "pictures", "storage", "ops"},
@@ -97,7 +96,7 @@ def test_rooms_import_downward_only() -> None:
     assert set(MAY_IMPORT) == {"bot"} | {p.name for p in BOT.iterdir()
                                          if (p / "__init__.py").exists()}
     wrong = sorted(f"{name} -> {dep}" for name, deps in graph.items() for dep in deps
-                   if dep not in ("bot.shards", "bot.errors") and _room(dep) != _room(name)
+                   if dep not in ("bot.shards", "bot.user_errors") and _room(dep) != _room(name)
                    and _room(dep) not in MAY_IMPORT[_room(name)])
     assert wrong == []
 
@@ -110,4 +109,17 @@ def test_nothing_shipped_imports_the_tests() -> None:
                      else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
             found += [f"{path.relative_to(BOT)}: {n}" for n in names
                       if n == "tests" or n.startswith("tests.")]
+    assert found == []
+
+
+def test_no_two_modules_share_a_name() -> None:
+    names = [p.name for p in BOT.rglob("*.py") if p.name not in ("__init__.py", "__main__.py")]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
+
+
+def test_no_interaction_of_any_client() -> None:
+    # One typed interaction (``bot.app.host.Interaction``), never ``Interaction[Any]``.
+    found = [f"{p.relative_to(BOT)}:{n}" for p in BOT.rglob("*.py")
+             for n, line in enumerate(p.read_text().splitlines(), 1)
+             if "Interaction[Any]" in line]
     assert found == []

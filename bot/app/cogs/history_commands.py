@@ -166,7 +166,7 @@ class ReplayStep(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        cls, interaction: discord.Interaction[discord.Client], item: discord.ui.Item[Any],
         match: re.Match[str],
     ) -> ReplayStep:
         return cls(int(match["game"]), int(match["pos"]), match["tag"])
@@ -195,7 +195,7 @@ class ReplayJump(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        cls, interaction: discord.Interaction[discord.Client], item: discord.ui.Item[Any],
         match: re.Match[str],
     ) -> ReplayJump:
         if not isinstance(item, discord.ui.Select):
@@ -226,7 +226,7 @@ class ReplayHand(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        cls, interaction: discord.Interaction[discord.Client], item: discord.ui.Item[Any],
         match: re.Match[str],
     ) -> ReplayHand:
         return cls(int(match["game"]), int(match["pos"]))
@@ -266,7 +266,7 @@ class ReplayMoves(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        cls, interaction: discord.Interaction[discord.Client], item: discord.ui.Item[Any],
         match: re.Match[str],
     ) -> ReplayMoves:
         return cls(int(match["game"]))
@@ -333,7 +333,7 @@ class HistoryPageButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        cls, interaction: discord.Interaction[discord.Client], item: discord.ui.Item[Any],
         match: re.Match[str],
     ) -> HistoryPageButton:
         return cls(int(match["user"]), int(match["page"]), match["tag"])
@@ -362,7 +362,7 @@ class HistoryReplaySelect(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        cls, interaction: discord.Interaction[discord.Client], item: discord.ui.Item[Any],
         match: re.Match[str],
     ) -> HistoryReplaySelect:
         if not isinstance(item, discord.ui.Select):

@@ -113,7 +113,7 @@ class PageButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
         self.a, self.b, self.page = a, b, page
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+    async def from_custom_id(cls, interaction: discord.Interaction[discord.Client],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> PageButton:
         return cls(int(match["a"]), int(match["b"]), int(match["page"]))
 
@@ -137,7 +137,7 @@ class CsvButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
         self.a, self.b = a, b
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+    async def from_custom_id(cls, interaction: discord.Interaction[discord.Client],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> CsvButton:
         return cls(int(match["a"]), int(match["b"]))
 
@@ -169,7 +169,7 @@ class SettleButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
         self.settlement_id, self.answer = settlement_id, answer
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+    async def from_custom_id(cls, interaction: discord.Interaction[discord.Client],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> SettleButton:
         return cls(int(match["id"]), match["answer"])
 
