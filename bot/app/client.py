@@ -274,8 +274,8 @@ class SpiteBot(Host):
         return live.thread_id
 
     async def _open_thread(self, live: LiveGame, origin_message_id: int) -> None:
-        settings = await self.service.settings(live.guild_id)
-        parent = self.get_channel(live.channel_id)
+        settings = await self.service.settings(live.terms.guild_id)
+        parent = self.get_channel(live.terms.channel_id)
         if not settings.use_threads or not isinstance(parent, discord.TextChannel):
             return  # threads switched off, or challenged in a thread (or a DM) already
         allowed = parent.permissions_for(parent.guild.me)
@@ -284,7 +284,7 @@ class SpiteBot(Host):
             ("Send Messages in Threads", allowed.send_messages_in_threads)) if not ok]
         if missing:
             if settings.thread_notice_at is None:
-                await self.service.update_settings(live.guild_id,
+                await self.service.update_settings(live.terms.guild_id,
                                                    thread_notice_at=self.service.clock())
                 with contextlib.suppress(discord.HTTPException):
                     await parent.send(
@@ -323,13 +323,13 @@ class SpiteBot(Host):
             entry = outcome.entry
             if entry is not None and entry.amount_cents > 0:
                 note = (note or "") + (f" <@{entry.debtor_id}> owes <@{entry.creditor_id}> "
-                                       f"{format_amount(entry.amount_cents, live.currency)}.")
+                                       f"{format_amount(entry.amount_cents, live.terms.currency)}.")
         self.boards.request(live.id, note)
         self._maybe_computer(live)
         if outcome.match_over:
             self._background(self.announce_result(live.id), f"result-{live.id}")
-            if not live.vs_computer:
-                self._background(self.ledger.update_ratings(live.guild_id),
+            if not live.terms.vs_computer:
+                self._background(self.ledger.update_ratings(live.terms.guild_id),
                                  f"ratings-{live.id}")
 
     async def announce_result(self, game_id: int) -> None:
@@ -341,7 +341,7 @@ class SpiteBot(Host):
             return
         facts = self.service.facts(live)
         money = None
-        if not live.vs_computer and (live.stake_cents or live.per_card_cents):
+        if not live.terms.vs_computer and (live.terms.stake_cents or live.terms.per_card_cents):
             money = await self._money_line(live)
         text = result_announcement(
             game_id=live.id, players=live.players, names=live.names, rules=facts.rules.name,
@@ -350,7 +350,7 @@ class SpiteBot(Host):
             match_winner=facts.winner,
             scores=facts.scores if facts.target is not None else None, target=facts.target,
             money=money)
-        channel = self.get_partial_messageable(live.channel_id)
+        channel = self.get_partial_messageable(live.terms.channel_id)
         message = await channel.send(
             text, view=result_controls(live.id),
             allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False))
@@ -363,14 +363,14 @@ class SpiteBot(Host):
                     await thread.edit(archived=True)
 
     async def _money_line(self, live: LiveGame) -> str:
-        entry = await self.storage.game_entry(live.guild_id, live.id)
+        entry = await self.storage.game_entry(live.terms.guild_id, live.id)
         a, b = live.players
-        owed = await self.storage.pair_balance(live.guild_id, a, b)
+        owed = await self.storage.pair_balance(live.terms.guild_id, a, b)
         names = dict(zip(live.players, live.names, strict=True))
         parts = []
         if entry is not None and entry.amount_cents > 0:
             parts.append(f"💸 {names[entry.debtor_id]} owes {names[entry.creditor_id]} "
-                         f"{format_amount(entry.amount_cents, live.currency)} for this game.")
+                         f"{format_amount(entry.amount_cents, live.terms.currency)} for this game.")
         elif entry is not None:
             parts.append("💸 Nobody owes anything for this game.")
         if owed == 0:
@@ -378,7 +378,7 @@ class SpiteBot(Host):
         else:
             debtor, creditor = (a, b) if owed > 0 else (b, a)
             parts.append(f"Between them, {names[debtor]} owes {names[creditor]} "
-                         f"{format_amount(abs(owed), live.currency)} in all.")
+                         f"{format_amount(abs(owed), live.terms.currency)} in all.")
         return " ".join(parts)
 
     def _background(self, coro: Any, name: str) -> None:
@@ -387,7 +387,7 @@ class SpiteBot(Host):
         task.add_done_callback(self._tasks.discard)
 
     def _maybe_computer(self, live: LiveGame) -> None:
-        if (not live.vs_computer or live.finished or live.on_turn != self.computer_id
+        if (not live.terms.vs_computer or live.finished or live.on_turn != self.computer_id
                 or self.stopping):
             return  # when stopping, the computer's turn resumes after the restart
         task = self._computer_tasks.get(live.id)
@@ -478,7 +478,7 @@ class SpiteBot(Host):
             waited = now - live.turn_started_at
             channel = self.get_partial_messageable(live.board_channel_id)
             opponent = live.players[1 - live.turn_seat]
-            if (waited >= live.claim_s and not live.vs_computer
+            if (waited >= live.terms.claim_s and not live.terms.vs_computer
                     and live.claim_offered_at is None):
                 await self.service.set_claim_offered(live)
                 view = Controls()
@@ -487,7 +487,7 @@ class SpiteBot(Host):
                     f"<@{opponent}>: <@{live.on_turn}> hasn't moved for {waited / 3600:.0f} "
                     "hours. You may claim the game.", view=view,
                     allowed_mentions=discord.AllowedMentions(users=True))
-            elif waited >= live.reminder_s and live.reminded_at is None:
+            elif waited >= live.terms.reminder_s and live.reminded_at is None:
                 await self.service.set_reminded(live)
                 await channel.send(
                     f"⏰ <@{live.on_turn}>, it's your turn against "

@@ -391,7 +391,7 @@ class MoveButton(
                 live = await bot.service.game(self.game_id)
             except UserError:
                 raise exc from None
-            if live.seat_of(user) is None:
+            if live.terms.seat_of(user) is None:
                 raise
             payload = await hand_payload(bot, live, user, note=f"⚠️ {exc}")
         else:

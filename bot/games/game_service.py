@@ -23,7 +23,15 @@ from typing import Any
 from bot.money.stakes import game_entry
 from bot.pictures.text import describe_events, describe_history
 from bot.shards import ShardSet
-from bot.storage import ChallengeRow, GameEntry, GameRow, GuildSettings, Storage, StorageError
+from bot.storage import (
+    ChallengeRow,
+    GameEntry,
+    GameRow,
+    GameTerms,
+    GuildSettings,
+    Storage,
+    StorageError,
+)
 from bot.user_errors import UserError
 from engine import (
     Event,
@@ -64,14 +72,11 @@ class ChallengeExpired(UserError):
 
 @dataclass(slots=True)
 class LiveGame:
-    """A game in memory: its saved row's facts and the engine match."""
+    """A game in memory: its terms, the engine match, and what the bot keeps current of it
+    (saved with each change; ``GameRow`` is the saved form)."""
 
     id: int
-    guild_id: int
-    channel_id: int
-    players: tuple[int, int]
-    names: tuple[str, str]
-    vs_computer: bool
+    terms: GameTerms
     match: Match
     version: int
     board_message_id: int | None
@@ -81,14 +86,6 @@ class LiveGame:
     finished: bool
     last_moves: list[str] = field(default_factory=list)
     """Public lines about the latest moves, oldest first (for the board)."""
-    stake_cents: int = 0
-    per_card_cents: int = 0
-    currency: str = "$"
-    computer_level: str = "normal"
-    reminder_s: int = 43_200
-    """Seconds before the player on turn is reminded (the settings the game started with)."""
-    claim_s: int = 259_200
-    """Seconds before the opponent may claim the game (the settings the game started with)."""
     board_version: int | None = None
     """The version the public board was last drawn at."""
     claim_offered_at: float | None = None
@@ -101,13 +98,15 @@ class LiveGame:
     """The version of the match's last saved snapshot (the moves after it are only in the
     move log)."""
 
-    def seat_of(self, user_id: int) -> int | None:
-        """The seat of ``user_id`` in this game, or ``None``."""
-        if user_id == self.players[0]:
-            return 0
-        if user_id == self.players[1]:
-            return 1
-        return None
+    @property
+    def players(self) -> tuple[int, int]:
+        """The players' user ids, by seat."""
+        return self.terms.players
+
+    @property
+    def names(self) -> tuple[str, str]:
+        """The players' names, by seat."""
+        return self.terms.names
 
     @property
     def on_turn(self) -> int:
@@ -117,7 +116,7 @@ class LiveGame:
     @property
     def board_channel_id(self) -> int:
         """Where the game is played: its thread, or the channel it was challenged in."""
-        return self.thread_id or self.channel_id
+        return self.thread_id or self.terms.channel_id
 
     @property
     def turn_seat(self) -> int:
@@ -455,9 +454,9 @@ class GameService:
         game ``game_id``, his, of the server ``guild_id`` when given."""
         if game_id is not None:
             live = await self.game(game_id)
-            if live.seat_of(user_id) is None:
+            if live.terms.seat_of(user_id) is None:
                 raise UserError("You're not playing in that game.")
-            if guild_id is not None and live.guild_id != guild_id:
+            if guild_id is not None and live.terms.guild_id != guild_id:
                 raise UserError("That game is played in another server: play it there.")
             return live
         # Once every active game is in memory (``active_games`` loads them at start-up; a new
@@ -465,7 +464,7 @@ class GameService:
         # commands answer without waiting on it.
         mine = (self._live[gid] for gid in self._games_of.get(user_id, ()))
         games = sorted((g for g in mine
-                        if not g.finished and channel_id in (g.channel_id, g.thread_id)),
+                        if not g.finished and channel_id in (g.terms.channel_id, g.thread_id)),
                        key=lambda g: g.id, reverse=True) if self._all_active_loaded else []
         if not games:
             rows = await self.storage.user_games(user_id, channel_id=channel_id)
@@ -493,7 +492,7 @@ class GameService:
         match = live.match
         return GameFacts(
             id=live.id, version=live.version, board_key=live.board_key, names=live.names,
-            players=live.players, vs_computer=live.vs_computer, finished=live.finished,
+            players=live.players, vs_computer=live.terms.vs_computer, finished=live.finished,
             rules=match.rules, game_number=match.games_dealt,
             scores=(match.scores[0], match.scores[1]), target=match.target,
             winner=match.winner if match.is_over else None,
@@ -503,12 +502,12 @@ class GameService:
 
     def view(self, live: LiveGame, user_id: int | None) -> View:
         """What ``user_id`` may see (a spectator's view if he isn't playing)."""
-        seat = live.seat_of(user_id) if user_id is not None else None
+        seat = live.terms.seat_of(user_id) if user_id is not None else None
         return live.match.game.view(seat)
 
     def seat(self, live: LiveGame, user_id: int) -> int:
         """The user's seat, or a ``UserError`` if he isn't playing."""
-        seat = live.seat_of(user_id)
+        seat = live.terms.seat_of(user_id)
         if seat is None:
             raise UserError("You're not playing in this game.")
         return seat
@@ -557,8 +556,8 @@ class GameService:
             if idle == seat:
                 raise UserError("It's your own turn: you can't claim the game, you can play!")
             waited = self.clock() - live.turn_started_at
-            if waited < live.claim_s:
-                hours = (live.claim_s - waited) / 3600
+            if waited < live.terms.claim_s:
+                hours = (live.terms.claim_s - waited) / 3600
                 raise UserError(f"Your opponent still has time to move: you can claim the game "
                                 f"in {hours:.1f} hours.")
             events = live.match.resign(idle)
@@ -574,7 +573,8 @@ class GameService:
             view = live.match.game.view(seat)
             player = self._players.get(live.id)
             if player is None:
-                player = self._players[live.id] = make_player(live.computer_level, seed=live.id)
+                player = make_player(live.terms.computer_level, seed=live.id)
+                self._players[live.id] = player
             # The player sees the view only; a search may take a while, so off the event loop.
             move = await asyncio.to_thread(player.choose, view)
             events = live.match.play(move, seat)
@@ -691,22 +691,23 @@ class GameService:
             raise UserError("This game isn't over yet.")
         opponent = live.players[1 - seat]
         rules = live.match.rules
-        if live.vs_computer:
-            return await self._start_game(live.guild_id, live.channel_id, (user_id, opponent),
+        if live.terms.vs_computer:
+            terms = live.terms
+            return await self._start_game(terms.guild_id, terms.channel_id, (user_id, opponent),
                                           names, rules, vs_computer=True,
-                                          level=live.computer_level)
-        existing = await self.storage.open_between(live.channel_id, user_id, opponent)
+                                          level=terms.computer_level)
+        existing = await self.storage.open_between(live.terms.channel_id, user_id, opponent)
         if existing == "game":
             raise UserError("You already have a game going with them in this channel.")
         if existing == "challenge":
             raise UserError("There's already an open challenge between you two in this channel.")
-        settings = await self.storage.get_settings(live.guild_id)
+        settings = await self.storage.get_settings(live.terms.guild_id)
         return await self.storage.create_challenge(
-            guild_id=live.guild_id, channel_id=live.channel_id, challenger_id=user_id,
+            guild_id=live.terms.guild_id, channel_id=live.terms.channel_id, challenger_id=user_id,
             opponent_id=opponent, names=names, rules=rules.to_dict(),
             expires_at=self.clock() + settings.challenge_expiry_s,
-            stake_cents=live.stake_cents, per_card_cents=live.per_card_cents,
-            currency=live.currency,
+            stake_cents=live.terms.stake_cents, per_card_cents=live.terms.per_card_cents,
+            currency=live.terms.currency,
         )
 
     async def set_claim_offered(self, live: LiveGame) -> None:
@@ -813,11 +814,7 @@ def _live_from_row(row: GameRow) -> LiveGame:
                         "Nothing was changed.") from None
     return LiveGame(
         id=row.id,
-        guild_id=row.guild_id,
-        channel_id=row.channel_id,
-        players=row.players,
-        names=row.names,
-        vs_computer=row.vs_computer,
+        terms=row.terms(),
         match=match,
         version=row.version,
         board_message_id=row.board_message_id,
@@ -826,12 +823,6 @@ def _live_from_row(row: GameRow) -> LiveGame:
         reminded_at=row.reminded_at,
         finished=row.status == "finished",
         last_moves=describe_history(row.names, match.game.history[-6:]),
-        stake_cents=row.stake_cents,
-        per_card_cents=row.per_card_cents,
-        currency=row.currency,
-        computer_level=row.computer_level,
-        reminder_s=row.reminder_s,
-        claim_s=row.claim_s,
         board_version=row.board_version,
         claim_offered_at=row.claim_offered_at,
         thread_id=row.thread_id,

@@ -14,7 +14,7 @@ import logging
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from bot.storage import GameRow, Storage, StorageError
+from bot.storage import GameRow, GameTerms, Storage, StorageError
 from engine import EndReason, Result
 
 from .game_service import UserError
@@ -68,18 +68,9 @@ class ReplayedGame:
     """A finished game ready to be stepped through: its saved facts and its replay."""
 
     id: int
-    players: tuple[int, int]
-    names: tuple[str, str]
+    terms: GameTerms
     finished_at: float
     replay: Replay
-
-    def seat_of(self, user_id: int) -> int | None:
-        """The seat of ``user_id`` in this game, or ``None`` for a spectator."""
-        if user_id == self.players[0]:
-            return 0
-        if user_id == self.players[1]:
-            return 1
-        return None
 
 
 class HistoryService:
@@ -121,7 +112,7 @@ class HistoryService:
             raise UserError(f"Sorry, game #{game_id} can't be replayed: its saved moves don't "
                             "give the saved game (it may be from an older version of the "
                             "rules).") from None
-        game = ReplayedGame(game_id, row.players, row.names, row.updated_at, replay)
+        game = ReplayedGame(game_id, row.terms(), row.updated_at, replay)
         self._replays[game_id] = (row.guild_id, game)
         while len(self._replays) > _CACHED:
             self._replays.popitem(last=False)
@@ -145,7 +136,7 @@ class HistoryService:
     def hand_at(self, game: ReplayedGame, index: int, user_id: int) -> int:
         """The seat whose hand ``user_id`` may see at position ``index``: his own; a
         ``UserError`` for anyone not playing in the game or a position that doesn't exist."""
-        seat = game.seat_of(user_id)
+        seat = game.terms.seat_of(user_id)
         if seat is None:
             raise UserError("Only the two players of this game can see their hands in its "
                             "replay; the board is all anyone else could see.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from bot.storage import GameEntry
+from bot.storage import GameEntry, GameTerms
 from engine import Match
 
 __all__ = ["StakedGame", "game_entry"]
@@ -16,15 +16,7 @@ class StakedGame(Protocol):
     @property
     def id(self) -> int: ...
     @property
-    def guild_id(self) -> int: ...
-    @property
-    def players(self) -> tuple[int, int]: ...
-    @property
-    def vs_computer(self) -> bool: ...
-    @property
-    def stake_cents(self) -> int: ...
-    @property
-    def per_card_cents(self) -> int: ...
+    def terms(self) -> GameTerms: ...
 
 
 def game_entry(live: StakedGame, match: Match) -> GameEntry | None:
@@ -34,14 +26,15 @@ def game_entry(live: StakedGame, match: Match) -> GameEntry | None:
     cards left in the loser's pay-off pile, or in a match the difference of the scores. A tie
     pays nothing (and is still written, so the notebook shows the game).
     """
-    if live.vs_computer or not match.is_over:
+    terms = live.terms
+    if terms.vs_computer or not match.is_over:
         return None
     winner = match.winner
     rules = match.rules.name
     if winner is None:
-        return GameEntry(live.guild_id, live.id, live.players[0], live.players[1], 0, rules,
+        return GameEntry(terms.guild_id, live.id, terms.players[0], terms.players[1], 0, rules,
                          None, 0)
     margin = max(0, match.scores[winner] - match.scores[1 - winner])
-    amount = live.stake_cents + live.per_card_cents * margin
-    return GameEntry(live.guild_id, live.id, live.players[1 - winner], live.players[winner],
-                     amount, rules, live.players[winner], margin)
+    amount = terms.stake_cents + terms.per_card_cents * margin
+    return GameEntry(terms.guild_id, live.id, terms.players[1 - winner], terms.players[winner],
+                     amount, rules, terms.players[winner], margin)

@@ -25,14 +25,14 @@ import struct
 import threading
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
 from isal import isal_zlib
 from PIL import Image, ImageDraw, ImageFont
 
-from engine import Card, CentreStackView, EndReason, Move, Result, RuleSet, Source, Target, View
+from engine import Card, EndReason, Move, Result, Source, Target, View
 from engine.cards import rank_text
 
 __all__ = ["BOARD_SIZE", "HAND_SIZE", "BoardInfo", "render_board", "render_hand", "result_line"]
@@ -451,30 +451,10 @@ def _plural(n: int, word: str) -> str:
 # ----------------------------------------------------------------------------- the public board
 
 
-@dataclass(frozen=True, slots=True)
-class _Public:
-    """The public facts of a view (rule 8): all the board reads, whoever the view is for."""
-
-    rules: RuleSet
-    hand_sizes: tuple[int, int]
-    payoff_tops: tuple[Card | None, Card | None]
-    payoff_counts: tuple[int, int]
-    sides: tuple[tuple[tuple[Card, ...], ...], tuple[tuple[Card, ...], ...]]
-    centre: tuple[CentreStackView, ...]
-    stock_size: int
-    turn: int
-    turn_number: int
-    result: Result | None
-    joker_ranks: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]
-    """Per seat, per side stack, per card: the ranks a joker stands for (public, rule 13)."""
-
-    @classmethod
-    def of(cls, view: View) -> _Public:
-        jokers = tuple(tuple(tuple(view.joker_ranks(seat, s)) for s in range(len(sides)))
-                       for seat, sides in enumerate(view.sides))
-        return cls(view.rules, view.hand_sizes, view.payoff_tops, view.payoff_counts, view.sides,
-                   view.centre, view.stock_size, view.turn, view.turn_number, view.result,
-                   jokers)
+def _public(view: View) -> View:
+    """The view with everything private taken out (rule 8): all the board may read, whoever the
+    view is for. (The hand, the legal and compulsory moves are gone; the rest is public.)"""
+    return replace(view, viewer=None, hand=None, legal_moves=(), compulsory=())
 
 
 # Board geometry. The picture is a header, a row with the centre stacks, the stock and the last
@@ -527,11 +507,11 @@ def render_board(view: View, info: BoardInfo) -> bytes:
     moves), so a player's view and the public view give byte-identical PNGs.
     """
     with _DRAWING:
-        board = _draw_board(_Public.of(view), info)
+        board = _draw_board(_public(view), info)
     return _png(board)
 
 
-def _draw_board(pub: _Public, info: BoardInfo) -> Image.Image:
+def _draw_board(pub: View, info: BoardInfo) -> Image.Image:
     result = pub.result
     lit = tuple(result.winner == seat if result is not None else pub.turn == seat
                 for seat in (0, 1))
@@ -622,7 +602,7 @@ _FAN_HEIGHT = _FAN_BOTTOM - _FAN_TOP
 """The height a side-stack fan must fit in: every corner shows in full up to 40 cards."""
 
 
-def _draw_header(board: Image.Image, pub: _Public, info: BoardInfo) -> None:
+def _draw_header(board: Image.Image, pub: View, info: BoardInfo) -> None:
     # Two lines: what is happening now (whose turn, or the result) big, the match small.
     if pub.result is not None:
         names = (_fit(_printable(info.names[0], True), 30, 360),
@@ -643,7 +623,7 @@ def _draw_header(board: Image.Image, pub: _Public, info: BoardInfo) -> None:
           width=_W - 2 * _MARGIN - 8)
 
 
-def _draw_centre_row(board: Image.Image, pub: _Public, info: BoardInfo) -> None:
+def _draw_centre_row(board: Image.Image, pub: View, info: BoardInfo) -> None:
     rules = pub.rules
     starters = ("Ace or", "King", "to start") if (
         rules.wild_rank == 13 and rules.king_starts_stack) else ("Ace", "to start")
@@ -732,7 +712,7 @@ def _draw_last_moves(board: Image.Image, info: BoardInfo,
             y += line_h
 
 
-def _draw_panel(board: Image.Image, pub: _Public, info: BoardInfo, seat: int, x: int) -> None:
+def _draw_panel(board: Image.Image, pub: View, info: BoardInfo, seat: int, x: int) -> None:
     w, y0 = _PANEL_W, _PANEL_TOP
     result = pub.result
     on_turn = result is None and pub.turn == seat
@@ -784,7 +764,7 @@ def _draw_panel(board: Image.Image, pub: _Public, info: BoardInfo, seat: int, x:
         colx = sx + s * (_SIDE_W + gap)
         label = f"S{s + 1}" + (f" · {len(pile)}" if len(pile) > 1 else "")
         _text(board, (colx + _SIDE_W // 2, label_y), label, 22, _MUTED, anchor="mt")
-        _draw_fan(board, pile, colx, _FAN_TOP, _FAN_BOTTOM, pub.joker_ranks[seat][s])
+        _draw_fan(board, pile, colx, _FAN_TOP, _FAN_BOTTOM, pub.joker_ranks(seat, s))
 
 
 def _fan_step(n: int, height: int) -> float:

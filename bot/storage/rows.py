@@ -15,6 +15,7 @@ __all__ = [
     "DEFAULT_SETTINGS",
     "GameEntry",
     "GameRow",
+    "GameTerms",
     "GuildSettings",
     "LedgerRow",
     "OwedExceeded",
@@ -92,15 +93,42 @@ class ChallengeRow:
 
 
 @dataclass(frozen=True, slots=True)
-class GameRow:
-    """A game (in fact a match of one or more games) between two seats."""
+class GameTerms:
+    """Who plays a game, where, and on what terms: fixed when it starts, never changed."""
 
-    id: int
     guild_id: int
     channel_id: int
+    """The channel it was challenged in (its thread, if it has one, hangs from it)."""
     players: tuple[int, int]
+    """The players' user ids, by seat."""
     names: tuple[str, str]
+    """Their display names when the game started, by seat."""
     vs_computer: bool
+    stake_cents: int = 0
+    per_card_cents: int = 0
+    currency: str = "$"
+    computer_level: str = "normal"
+    reminder_s: int = 43_200
+    """Seconds before the player on turn is reminded."""
+    claim_s: int = 259_200
+    """Seconds before the opponent may claim the game."""
+
+    def seat_of(self, user_id: int) -> int | None:
+        """The seat of ``user_id`` in this game, or ``None`` (a spectator)."""
+        return self.players.index(user_id) if user_id in self.players else None
+
+    def terms(self) -> GameTerms:
+        """Just the terms (a row's, without its saved state)."""
+        return GameTerms(self.guild_id, self.channel_id, self.players, self.names,
+                         self.vs_computer, self.stake_cents, self.per_card_cents, self.currency,
+                         self.computer_level, self.reminder_s, self.claim_s)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameRow(GameTerms):
+    """A saved game (in fact a match of one or more games): its terms and its saved state."""
+
+    id: int
     rules: dict[str, Any]
     state: dict[str, Any]
     """The match (``Match.to_dict()``) at ``state_version``: a snapshot, see ``later_moves``."""
@@ -114,14 +142,6 @@ class GameRow:
     turn_started_at: float
     reminded_at: float | None
     result: dict[str, Any] | None
-    stake_cents: int = 0
-    per_card_cents: int = 0
-    currency: str = "$"
-    computer_level: str = "normal"
-    reminder_s: int = 43_200
-    """Seconds before the player on turn is reminded (fixed when the game started)."""
-    claim_s: int = 259_200
-    """Seconds before the opponent may claim the game (fixed when the game started)."""
     board_version: int | None = None
     """The version the public board was last drawn at (``None``: never drawn)."""
     claim_offered_at: float | None = None

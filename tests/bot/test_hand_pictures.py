@@ -86,7 +86,7 @@ async def test_a_kept_picture_is_used_only_for_the_same_position(env) -> None:
     first = await ui.hand_payload(bot, live, user)
     other = await _game(service, channel=11)
     other.id = live.id
-    assert other.version == live.version and other.seat_of(user) == live.seat_of(user)
+    assert other.version == live.version and other.terms.seat_of(user) == live.terms.seat_of(user)
     second = await ui.hand_payload(bot, other, user)
     assert len(drawn) == 2 and _png(second) != _png(first)
 

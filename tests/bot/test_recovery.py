@@ -99,7 +99,7 @@ async def test_games_reload_exactly_at_random_moments(tmp_path: Path) -> None:
                     if plan.ending == "resign":
                         outcome = await service.resign(live.id, plan.players[rng.randrange(2)])
                     else:
-                        clock.now += live.claim_s + 1
+                        clock.now += live.terms.claim_s + 1
                         idle = live.on_turn
                         other = plan.players[1 - plan.players.index(idle)]
                         outcome = await service.claim(live.id, other)

@@ -326,7 +326,7 @@ def test_the_png_holds_the_picture_mapped_to_the_palette(
     # The PNG is written by render._png, not by Pillow: Pillow must read back exactly the
     # drawn picture, each pixel its nearest palette colour, and nearly the colours drawn.
     for pub, mine, info in cases[::8]:
-        for drawn, png in ((render._draw_board(render._Public.of(pub), info),
+        for drawn, png in ((render._draw_board(render._public(pub), info),
                             render_board(pub, info)),
                            (render._draw_hand(mine, info), render_hand(mine, info))):
             back = open_png(png, drawn.size).convert("RGB")

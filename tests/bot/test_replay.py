@@ -320,16 +320,16 @@ async def test_a_game_lost_on_time_says_so(services: Any) -> None:
     live = await _start(service, "kings")
     idle = live.on_turn
     other = ANN if idle == BOB else BOB
-    clock.now += live.claim_s + 1
+    clock.now += live.terms.claim_s + 1
     await service.claim(live.id, other)
     page = await history.history(1, other, 0)
     (entry,) = page.entries
-    idle_name = live.names[live.seat_of(idle)]
+    idle_name = live.names[live.terms.seat_of(idle)]
     assert entry.outcome == "won" and entry.how == f"{idle_name} lost on time"
     game = await history.replay(live.id, 1)
     text = history.move_list(game)
-    assert text.rstrip().endswith(f"{live.seat_of(idle)}: claim")
-    assert game.replay.resigned == live.seat_of(idle)
+    assert text.rstrip().endswith(f"{live.terms.seat_of(idle)}: claim")
+    assert game.replay.resigned == live.terms.seat_of(idle)
 
 
 async def test_history_pages(services: Any) -> None:

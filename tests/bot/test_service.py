@@ -151,7 +151,7 @@ async def test_computer_game_plays_itself_legally(env) -> None:
     service, _, _ = env
     live = await service.challenge(guild_id=1, channel_id=10, challenger_id=ANN, opponent_id=BOT,
                                    opponent_is_bot=True, rules_name="classic")
-    assert isinstance(live, LiveGame) and live.vs_computer
+    assert isinstance(live, LiveGame) and live.terms.vs_computer
     for _ in range(3000):
         if live.finished:
             break
@@ -176,7 +176,7 @@ async def test_resign_and_claim(env) -> None:
         await service.claim(live.id, idle)
     clock.now += 259_201
     outcome = await service.claim(live.id, other)
-    assert outcome.match_over and live.match.winner == live.seat_of(other)
+    assert outcome.match_over and live.match.winner == live.terms.seat_of(other)
     with pytest.raises(UserError, match="over"):
         await service.resign(live.id, other)
 
@@ -299,10 +299,10 @@ async def test_a_game_keeps_the_claim_time_it_started_with(env) -> None:
     # ... and so it stays after a restart.
     fresh = GameService(service.storage, computer_id=BOT, clock=clock)
     reloaded = await fresh.game(live.id)
-    assert (reloaded.reminder_s, reloaded.claim_s) == (43_200, 259_200)
+    assert (reloaded.terms.reminder_s, reloaded.terms.claim_s) == (43_200, 259_200)
     with pytest.raises(UserError, match="still has time"):
         await fresh.claim(live.id, other)
     # A game started after the change has the new times.
     await service.resign(live.id, ANN)
     newer = await _challenge(service)
-    assert (newer.reminder_s, newer.claim_s) == (600, 3600)
+    assert (newer.terms.reminder_s, newer.terms.claim_s) == (600, 3600)

@@ -417,7 +417,7 @@ async def test_practice_against_the_computer(world: World, no_error_logs, level:
     assert "against the computer" in reply.content and level in reply.content
     await world.settle()
     live = live_game(world)
-    assert live.vs_computer and live.computer_level == level
+    assert live.terms.vs_computer and live.terms.computer_level == level
     for _ in range(turns):
         await world.settle()
         if live.finished or live.match.games_dealt > 1:
@@ -452,7 +452,7 @@ async def test_reminder_then_claim(world: World, no_error_logs) -> None:
     reply = await inter.message()
     assert "claimed" in reply.content
     await world.settle()
-    assert live.finished and live.match.winner == live.seat_of(other.id)
+    assert live.finished and live.match.winner == live.terms.seat_of(other.id)
 
 
 async def test_rules_help_games_and_board(world: World, no_error_logs) -> None:

@@ -195,7 +195,7 @@ async def test_a_spectator_steps_a_finished_match_from_first_to_last_turn(
     # The match in the players' history: the match score, from each one's side.
     reply = await (await world.fake.slash(world.alice, world.channel, "history")).message()
     line = next(line for line in reply.content.splitlines() if line.startswith("`#"))
-    seat = live.seat_of(world.alice.id)
+    seat = live.terms.seat_of(world.alice.id)
     assert seat is not None
     scores = live.match.scores
     assert f"`#{live.id}`" in line and "kings to 50 vs bob" in line
@@ -322,7 +322,7 @@ async def test_history_lists_finished_games_and_pages(world: World, no_error_log
     assert lines[0].startswith(f"`#{newest.id}`"), "the latest finished first"
     assert f"#{going_on.id}`" not in reply.content
     for line, live in zip(lines, reversed(games), strict=False):
-        seat = live.seat_of(world.alice.id)
+        seat = live.terms.seat_of(world.alice.id)
         won = live.match.winner == seat
         assert f"`#{live.id}`" in line and "vs bob" in line
         assert live.match.rules.name in line

@@ -36,7 +36,7 @@ async def _staked_game_resigned(world: World, stake: str, per_card: str) -> int:
     challenge = await start_challenge(world, "classic", stake=stake, per_card=per_card)
     assert "$0.50 to the winner" in challenge.text() and "$0.05 a card" in challenge.text()
     live = live_game(world)
-    assert live.stake_cents == 50 and live.per_card_cents == 5
+    assert live.terms.stake_cents == 50 and live.terms.per_card_cents == 5
     user = world.alice if live.on_turn == world.alice.id else world.bob
     message = await (await world.fake.slash(user, world.channel, "hand")).message()
     assert select_options(message)

@@ -159,7 +159,7 @@ async def test_rematch_offers_the_same_terms(world: World, no_error_logs, answer
     if answer == "accept":
         second = live_game(world)
         assert second.id != first.id and not second.finished
-        assert (second.stake_cents, second.per_card_cents) == (100, 10)
+        assert (second.terms.stake_cents, second.terms.per_card_cents) == (100, 10)
         assert second.match.rules == first.match.rules
         assert len(world.threads()) == 2
     else:

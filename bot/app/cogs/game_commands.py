@@ -169,7 +169,7 @@ class GamesCog(commands.Cog):
             message = await answer(
                 interaction, private=False,
                 content=f"{me.mention} is playing against the computer "
-                        f"({result.computer_level}; {_terms(facts.rules)}). Good luck!",
+                        f"({result.terms.computer_level}; {_terms(facts.rules)}). Good luck!",
                 allowed_mentions=discord.AllowedMentions.none(),
             )
             await self.bot.game_started(result, origin_message_id=message.id)
@@ -198,7 +198,7 @@ class GamesCog(commands.Cog):
         seat = self.service.seat(live, interaction.user.id)
         result = await self.service.rematch(game_id, interaction.user.id,
                                             (live.names[seat], live.names[1 - seat]))
-        settings = await self.service.settings(live.guild_id)
+        settings = await self.service.settings(live.terms.guild_id)
         await self._post_challenge(interaction, result, settings.points_only)
 
     async def on_challenge_button(
@@ -366,10 +366,10 @@ class GamesCog(commands.Cog):
             return
         lines = []
         for live in games[:20]:
-            seat = live.seat_of(me)
+            seat = live.terms.seat_of(me)
             assert seat is not None
             turn = "your turn" if live.on_turn == me else "their turn"
-            where = (f"https://discord.com/channels/{live.guild_id}/{live.board_channel_id}/"
+            where = (f"https://discord.com/channels/{live.terms.guild_id}/{live.board_channel_id}/"
                      f"{live.board_message_id}" if live.board_message_id
                      else f"<#{live.board_channel_id}>")
             rules = self.service.facts(live).rules.name

@@ -63,7 +63,7 @@ def _guild(interaction: Interaction) -> int:
 
 def _info(game: ReplayedGame, index: int) -> BoardInfo:
     pos = game.replay.positions[index]
-    return BoardInfo(names=game.names, game_number=pos.game_number, match_scores=pos.scores,
+    return BoardInfo(names=game.terms.names, game_number=pos.game_number, match_scores=pos.scores,
                      match_target=game.replay.rules.match_target, last_moves=pos.last_moves)
 
 
@@ -72,7 +72,7 @@ async def replay_payload(game: ReplayedGame, index: int, viewer: int) -> dict[st
     replay = game.replay
     index = check_index(game, index)
     pos = replay.positions[index]
-    names = game.names
+    names = game.terms.names
     png = await asyncio.to_thread(render_board, pos.public, _info(game, index))
     last = index == len(replay.positions) - 1
     if pos.over and pos.public.result is not None:
@@ -97,7 +97,7 @@ async def replay_payload(game: ReplayedGame, index: int, viewer: int) -> dict[st
         embed.add_field(name="What led here", value=clip("\n".join(pos.previous_turn), 1024),
                         inline=False)
     embed.set_image(url="attachment://replay.png")
-    player = game.seat_of(viewer) is not None
+    player = game.terms.seat_of(viewer) is not None
     embed.set_footer(text="Everything shown was public at that turn."
                      + (" Your own hand then: Show my hand at this turn." if player else ""))
     return {"content": "", "embed": embed,
