@@ -39,13 +39,14 @@ import pickle
 import signal
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
 from engine import View
 
 from .drawing_worker import frame
 from .render import BoardInfo, render_board, render_hand
+from .render_tables import render_leaderboard, render_money_chart
 
 __all__ = ["DEFAULT_WORKERS", "DrawingProcessDied", "Pictures", "pictures"]
 
@@ -79,7 +80,7 @@ it is killed."""
 END_WAIT = 2.0
 """Seconds a worker is given to stop when the event loop ends without ``close``."""
 
-_Draw = Callable[[View, BoardInfo], bytes]
+_Draw = Callable[..., bytes]
 
 _ROOT = str(Path(__file__).resolve().parents[2])
 """Where the ``bot`` package is: the worker imports the very same code as the bot."""
@@ -119,9 +120,9 @@ class _Worker:
         """The process's id, while it runs."""
         return None if self._process is None or self.dead else self._process.pid
 
-    async def draw(self, draw: _Draw, view: View, info: BoardInfo) -> bytes:
-        """``draw(view, info)`` drawn by this process (started if it was not yet)."""
-        request = frame(pickle.dumps((draw.__name__, view, info), pickle.HIGHEST_PROTOCOL))
+    async def draw(self, draw: _Draw, *args: object) -> bytes:
+        """``draw(*args)`` drawn by this process (started if it was not yet)."""
+        request = frame(pickle.dumps((draw.__name__, args), pickle.HIGHEST_PROTOCOL))
         self.load += 1
         try:
             process = await self._started()
@@ -271,6 +272,21 @@ class Pictures:
         async with self._turn(urgent=True):
             return await self._run(render_hand, view, info)
 
+    async def table(self, title: str, headers: Sequence[str], rows: Sequence[Sequence[str]],
+                    highlight: int | None = None, note: str = "") -> bytes:
+        """A leaderboard's table as PNG bytes (see ``render_tables.render_leaderboard``); a
+        player waits for it, so it goes before boards, as a hand does."""
+        async with self._turn(urgent=True):
+            return await self._run(render_leaderboard, title, tuple(headers),
+                                   tuple(tuple(row) for row in rows), highlight, note)
+
+    async def chart(self, points: Sequence[tuple[float, int]], label: str,
+                    currency: str = "$") -> bytes:
+        """A player's money over time as PNG bytes (see ``render_tables.render_money_chart``);
+        before boards, as a hand is."""
+        async with self._turn(urgent=True):
+            return await self._run(render_money_chart, tuple(points), label, currency)
+
     @property
     def queued(self) -> int:
         """Drawings waiting for a worker (not counting those being drawn)."""
@@ -358,12 +374,12 @@ class Pictures:
             self._workers.append(least)
         return least
 
-    async def _run(self, draw: _Draw, view: View, info: BoardInfo) -> bytes:
+    async def _run(self, draw: _Draw, *args: object) -> bytes:
         try:
-            return await self._worker().draw(draw, view, info)
+            return await self._worker().draw(draw, *args)
         except DrawingProcessDied:
             # Logged (the process, never the picture) as the death was noticed.
-            return await self._worker().draw(draw, view, info)
+            return await self._worker().draw(draw, *args)
 
 
 pictures = Pictures()

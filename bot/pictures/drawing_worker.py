@@ -2,14 +2,15 @@
 
 It reads drawings from its stdin and writes the pictures to its stdout, one after another, each
 message a 4-byte big-endian length and then that many bytes of pickle. A drawing is the name of
-a function of ``bot.pictures.render`` (``render_board`` or ``render_hand``), a ``View`` and a
-``BoardInfo``; the answer is ``(True, png_bytes)`` or ``(False, exception, traceback_text)``.
-Pickle is acceptable here because both ends are this code, started by the bot itself, and the
-pipes are private to the two processes: nothing from outside is ever unpickled.
+a drawing function (``render_board``, ``render_hand``, ``render_leaderboard``,
+``render_money_chart``) and its arguments; the answer is ``(True, png_bytes)`` or
+``(False, exception, traceback_text)``. Pickle is acceptable here because both ends are this
+code, started by the bot itself, and the pipes are private to the two processes: nothing from
+outside is ever unpickled.
 
-It imports ``bot.pictures.render`` and ``engine`` and nothing of the bot's Discord side, so
-that it stays small. It logs nothing and prints nothing about what it draws (a hand picture is
-one player's secret); its stderr is the bot's, for a crash.
+It imports the renderers (``bot.pictures.render``, ``render_tables``) and ``engine`` and nothing
+of the bot's Discord side, so that it stays small. It logs nothing and prints nothing about what
+it draws (a hand picture is one player's secret); its stderr is the bot's, for a crash.
 
 Its life follows the bot's: it stops when its stdin closes, which happens when the bot closes
 it (``Pictures.close``) or when the bot's process ends in any way, so no drawing process
@@ -27,14 +28,13 @@ import signal
 import sys
 import traceback
 from collections.abc import Callable
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
-from engine import View
+from .render import render_board, render_hand
+from .render_tables import render_leaderboard, render_money_chart
 
-from .render import BoardInfo, render_board, render_hand
-
-DRAWINGS: dict[str, Callable[[View, BoardInfo], bytes]] = {
-    "render_board": render_board, "render_hand": render_hand}
+DRAWINGS: dict[str, Callable[..., bytes]] = {
+    f.__name__: f for f in (render_board, render_hand, render_leaderboard, render_money_chart)}
 """What the bot may ask for, by name."""
 
 PIPE_SIZE = 1 << 20
@@ -61,8 +61,9 @@ def frame(body: bytes) -> bytes:
 
 def _answer(request: bytes) -> bytes:
     try:
-        name, view, info = pickle.loads(request)
-        return pickle.dumps((True, DRAWINGS[name](view, info)), pickle.HIGHEST_PROTOCOL)
+        name, args = pickle.loads(request)
+        drawing: tuple[Any, ...] = tuple(args)
+        return pickle.dumps((True, DRAWINGS[name](*drawing)), pickle.HIGHEST_PROTOCOL)
     except Exception as exc:
         # Sent back to be raised where the drawing was asked for, as a function called in the
         # bot's own process would raise it.

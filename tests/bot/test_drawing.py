@@ -266,7 +266,7 @@ async def test_the_worker_stops_when_its_stdin_closes() -> None:
         sys.executable, "-m", "bot.pictures.drawing_worker",
         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert worker.stdin is not None and worker.stdout is not None
-    worker.stdin.write(frame(pickle.dumps(("render_hand", mine, info))))
+    worker.stdin.write(frame(pickle.dumps(("render_hand", (mine, info)))))
     await worker.stdin.drain()
     size = int.from_bytes(await worker.stdout.readexactly(4), "big")
     assert pickle.loads(await worker.stdout.readexactly(size)) == \
@@ -325,3 +325,22 @@ def test_the_worker_imports_the_same_bot_package() -> None:
     root = Path(drawing_module._ROOT)
     assert (root / "bot" / "pictures" / "drawing.py").resolve() == \
         Path(drawing_module.__file__).resolve()
+
+
+async def test_tables_and_charts_are_drawn_by_the_workers_too() -> None:
+    # /leaderboard and /stats pictures: the same bytes as drawn in this process, drawn by a
+    # worker process (never a thread of the bot's).
+    from bot.pictures.render_tables import render_leaderboard, render_money_chart
+
+    pool = Pictures(workers=1)
+    try:
+        rows = [["1", "Ann", "12", "3"], ["2", "Bob", "9", "5"]]
+        table = await pool.table("Leaderboard", ["#", "Player", "Wins", "Losses"], rows, 1, "n")
+        assert table == render_leaderboard("Leaderboard", ["#", "Player", "Wins", "Losses"],
+                                           rows, 1, "n")
+        points = [(1_700_000_000.0 + 86_400 * i, 50 * i - 75) for i in range(6)]
+        chart = await pool.chart(points, "Ann: net money", "€")
+        assert chart == render_money_chart(points, "Ann: net money", "€")
+        assert len(pool.pids()) == 1
+    finally:
+        await pool.close()

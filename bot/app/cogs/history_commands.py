@@ -22,7 +22,6 @@ and draws off the event loop.
 
 from __future__ import annotations
 
-import asyncio
 import io
 import re
 from typing import TYPE_CHECKING, Any
@@ -33,7 +32,8 @@ from discord.ext import commands
 
 from bot.games.game_service import UserError
 from bot.games.history import HistoryPage, HistoryService, ReplayedGame, check_index, position_at
-from bot.pictures.render import BoardInfo, render_board, render_hand
+from bot.pictures.drawing import pictures
+from bot.pictures.render import BoardInfo
 from bot.pictures.text import board_fields, card_text, clip, plural, result_text
 
 from ..host import Interaction
@@ -73,7 +73,7 @@ async def replay_payload(game: ReplayedGame, index: int, viewer: int) -> dict[st
     index = check_index(game, index)
     pos = replay.positions[index]
     names = game.terms.names
-    png = await asyncio.to_thread(render_board, pos.public, _info(game, index))
+    png = await pictures.board(lambda: (pos.public, _info(game, index)))
     last = index == len(replay.positions) - 1
     if pos.over and pos.public.result is not None:
         status = "🏁 " + result_text(pos.public.result, names)
@@ -237,7 +237,7 @@ class ReplayHand(
         game = await service.replay(self.game_id, _guild(interaction))
         seat = service.hand_at(game, self.index, interaction.user.id)
         view = game.replay.positions[self.index].hand(seat)
-        png = await asyncio.to_thread(render_hand, view, _info(game, self.index))
+        png = await pictures.hand(view, _info(game, self.index))
         assert view.hand is not None
         cards = " ".join(f"`{c.display}`" for c in sorted(view.hand)) or "(empty)"
         when = game.replay.label(self.index)

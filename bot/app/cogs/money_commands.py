@@ -11,7 +11,6 @@ the public message.
 
 from __future__ import annotations
 
-import asyncio
 import io
 import re
 from collections.abc import Iterable
@@ -25,7 +24,7 @@ from discord.ext import commands
 from bot.games.game_service import UserError
 from bot.money.amounts import format_amount
 from bot.money.ledger_service import LedgerService, describe_line
-from bot.pictures.render_tables import render_leaderboard, render_money_chart
+from bot.pictures.drawing import pictures
 
 from ..host import Host, Interaction
 from ..ui import Controls, Guarded, reply_error
@@ -339,7 +338,7 @@ class MoneyCog(commands.Cog):
         if note:
             text_lines.append(note)
         highlight = next((i for i, s in enumerate(shown) if s.user_id == me), None)
-        png = await asyncio.to_thread(render_leaderboard, title, headers, table, highlight, note)
+        png = await pictures.table(title, headers, table, highlight, note)
         await interaction.followup.send(
             "\n".join(text_lines)[:2000], file=discord.File(io.BytesIO(png), "leaderboard.png"),
             allowed_mentions=discord.AllowedMentions.none())
@@ -366,8 +365,7 @@ class MoneyCog(commands.Cog):
                  f"Rating: {ratings}",
                  f"Net money: {format_amount(stats.net_cents, cur)}"]
         name = (user or interaction.user).display_name
-        png = await asyncio.to_thread(render_money_chart, stats.series,
-                                      f"{name}: net money over time ({cur})", cur)
+        png = await pictures.chart(stats.series, f"{name}: net money over time ({cur})", cur)
         await interaction.followup.send(
             "\n".join(lines)[:2000], file=discord.File(io.BytesIO(png), "stats.png"),
             allowed_mentions=discord.AllowedMentions.none())
