@@ -1248,16 +1248,24 @@ class FakeDiscord:
         /,
         *,
         resolved: JSON | None = None,
+        name: str | None = None,
+        autocomplete: bool = False,
     ) -> InteractionRecord:
         """``/command`` with ``options`` sent exactly as given: their names, types and values
         are not checked against the command, nor ``resolved`` against them (a string for a
-        boolean, a user id that resolves to nobody). What a modified client could send."""
+        boolean, a user id that resolves to nobody). What a modified client could send.
+        ``name`` replaces the command's name in the payload (a command the bot no longer has,
+        as a client that hasn't reloaded the list would send it). With ``autocomplete`` it is
+        an autocomplete request (mark the option being typed ``"focused": True``)."""
         cmd = self.find_command(command, channel.guild_id)
-        payload, user_, member = self._base_interaction(
-            InteractionType.APPLICATION_COMMAND, user, channel, locale="en-US"
-        )
+        itype = (InteractionType.AUTOCOMPLETE if autocomplete
+                 else InteractionType.APPLICATION_COMMAND)
+        payload, user_, member = self._base_interaction(itype, user, channel, locale="en-US")
         self._check_can_use(cmd, channel, member)
-        payload["data"] = self._command_data(cmd, list(options), dict(resolved or {}))
+        data = self._command_data(cmd, list(options), dict(resolved or {}))
+        if name is not None:
+            data["name"] = name
+        payload["data"] = data
         return await self._dispatch_interaction(payload, user_, member, channel, command)
 
     async def _slash(
