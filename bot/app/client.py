@@ -114,7 +114,9 @@ class SpiteTree(app_commands.CommandTree[Host]):
                     "Nothing was changed.")
         except app_commands.AppCommandError:
             return None  # a group invoked as a command: discord.py's own error says so
-        problem = misread_option(command, options, data.get("resolved"))
+        problem = misread_option(
+            command, options, data.get("resolved"),
+            typing=interaction.type is discord.InteractionType.autocomplete)
         if problem is not None:
             log.info("refused /%s: %s", command.qualified_name, problem)
         return problem

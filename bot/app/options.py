@@ -48,14 +48,16 @@ _RESOLVED = {
 
 
 def misread_option(command: Command[Any, ..., Any], options: Sequence[Any],
-                   resolved: Mapping[str, Any] | None) -> str | None:
+                   resolved: Mapping[str, Any] | None, *, typing: bool = False) -> str | None:
     """Why one of ``options`` (the command's own, inside any subcommand) can't be what its
     parameter takes, in a player's words; ``None`` if every one can.
 
     A value fits when the payload gives it the parameter's type and a value of that type:
     text for a string, an integer within Discord's range (not ``True``) for an integer, a
     finite number for a number, a boolean for a boolean, and for a user, channel, role or file
-    an id that the payload's resolved data describes. A required option must be there.
+    an id that the payload's resolved data describes. A required option must be there, unless
+    the command is still being typed (``typing``: an autocomplete request, which carries the
+    options filled in so far, the one being typed as any text).
     """
     by_name = {param.display_name: param for param in command.parameters}
     given: set[str] = set()
@@ -74,7 +76,7 @@ def misread_option(command: Command[Any, ..., Any], options: Sequence[Any],
             return (f"I couldn't read the option `{param.display_name}`: it must be "
                     f"{_EXPECTED.get(param.type, 'of its own kind')}. Nothing was changed.")
     for param in command.parameters:
-        if param.required and param.display_name not in given:
+        if param.required and param.display_name not in given and not typing:
             return f"The option `{param.display_name}` is missing. Nothing was changed."
     return None
 
