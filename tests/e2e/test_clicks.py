@@ -80,6 +80,12 @@ def challenge_id(message: FakeMessage) -> int:
     return int(accept.split(":")[-2])
 
 
+def answered_twice(world: World) -> list[InteractionRecord]:
+    """Interactions the bot answered more than once (Discord refuses the second answer: the
+    fallback and discord.py's own dispatch must never both answer)."""
+    return [i for i in world.fake.interactions if i.rejected_callbacks]
+
+
 async def answered_privately(inter: InteractionRecord, user: Any) -> FakeMessage:
     reply = await inter.message(timeout=WITHIN)
     assert inter.latency is not None and inter.latency < WITHIN
@@ -131,6 +137,7 @@ async def test_a_button_no_template_reads_is_answered_privately_and_changes_noth
         assert custom_id.strip() not in lines[0].getMessage() or len(custom_id.strip()) < 3
     await world.settle()
     assert await database(world) == rows, "nothing changed"
+    assert answered_twice(world) == []
     assert len(challenge.history) == edits, "the challenge was not edited"
 
 
@@ -149,6 +156,7 @@ async def test_a_menu_no_template_reads_is_answered_as_a_menu(
         assert reply.content == outdated("menu"), reply.content
     await world.settle()
     assert await database(world) == rows and live.version == version
+    assert answered_twice(world) == []
 
 
 async def test_a_button_from_a_newer_version_asks_to_try_again(
@@ -164,6 +172,7 @@ async def test_a_button_from_a_newer_version_asks_to_try_again(
     assert "newer version" in reply.content and "try again in a minute" in reply.content
     await world.settle()
     assert await database(world) == rows and len(challenge.history) == edits
+    assert answered_twice(world) == []
 
 
 async def test_a_menu_its_message_no_longer_shows_still_answers(
@@ -183,6 +192,7 @@ async def test_a_menu_its_message_no_longer_shows_still_answers(
     await inter.response(timeout=WITHIN)
     edited = await inter.settled()
     assert edited is message and second["label"].lstrip("❗ ") in message.content
+    assert answered_twice(world) == []
 
 
 # ---------------------------------------------------------------------- ids of version 0
@@ -231,6 +241,7 @@ async def test_ids_posted_before_versions_still_work(world: World,
     version = live.version
     edited = await (await fake.click(user, message, move)).settled()
     assert edited.content.startswith("✅") and live.version == version + 1
+    assert answered_twice(world) == []
 
 
 async def test_payment_and_history_ids_posted_before_versions_still_work(
@@ -252,6 +263,7 @@ async def test_payment_and_history_ids_posted_before_versions_still_work(
     assert re.fullmatch(rf"sm:rp:{game}:1:next", step)
     edited = await (await fake.click(alice, replay, step)).settled()
     assert "Position 2 of" in edited.text()
+    assert answered_twice(world) == []
 
 
 # ---------------------------------------------------------------------- options
@@ -306,6 +318,7 @@ async def test_option_values_of_the_wrong_type_are_refused_by_name(
     assert await inter.choices() == []
     await world.settle()
     assert await database(world) == rows, "nothing changed"
+    assert answered_twice(world) == []
     assert not [m for m in world.public() if "forgave" in m.content]
 
 
@@ -438,3 +451,4 @@ async def test_fuzz_every_malformed_click_and_option_is_answered(
             (command.name, sent_options, reply.content)
     await world.settle()
     assert await database(world) == rows, "nothing changed"
+    assert answered_twice(world) == []
