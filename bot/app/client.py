@@ -34,11 +34,12 @@ from bot.storage import Storage
 
 from .board import BoardPublisher
 from .host import Host, Interaction
+from .options import misread_option
 from .ui import (
     DYNAMIC_ITEMS,
     ClaimButton,
     Controls,
-    answer_stale_click,
+    answer_unclaimed,
     challenge_controls,
     reply_error,
     result_controls,
@@ -83,7 +84,42 @@ class SpiteTree(app_commands.CommandTree[Host]):
             with contextlib.suppress(discord.HTTPException):
                 await interaction.response.send_message(RESTARTING, ephemeral=True)
             raise Stopping()
-        return True
+        problem = self._misread(interaction)
+        if problem is None:
+            return True
+        # Refused before anything runs (discord.py would pass the value on as it came, or fail
+        # reading it without a word): a private answer, or no suggestions while typing.
+        with contextlib.suppress(discord.HTTPException):
+            if interaction.type is discord.InteractionType.autocomplete:
+                await interaction.response.autocomplete([])
+            else:
+                await reply_error(interaction, problem)
+        return False
+
+    def _misread(self, interaction: Interaction) -> str | None:
+        """Why a command's payload can't be run as sent (a command the bot doesn't have, an
+        option value of the wrong type); ``None`` when it can. Logged at INFO: it is what a
+        stale or modified client sends, not a failure of the bot."""
+        data: dict[str, Any] = dict(interaction.data or {})
+        name = str(data.get("name", ""))[:32]
+        try:
+            if data.get("type", 1) != 1:
+                if self._get_context_menu(cast(Any, data)) is None:
+                    raise app_commands.CommandNotFound(name, [])
+                return None  # a context menu has no options
+            command, options = self._get_app_command_options(cast(Any, data))
+        except app_commands.CommandNotFound:
+            log.info("refused a command the bot doesn't have (%r)", name)
+            return ("I don't have that command (any more): `/help` lists the ones I have. "
+                    "Nothing was changed.")
+        except app_commands.AppCommandError:
+            return None  # a group invoked as a command: discord.py's own error says so
+        problem = misread_option(
+            command, options, data.get("resolved"),
+            typing=interaction.type is discord.InteractionType.autocomplete)
+        if problem is not None:
+            log.info("refused /%s: %s", command.qualified_name, problem)
+        return problem
 
     async def on_error(
         self, interaction: Interaction, error: app_commands.AppCommandError
@@ -140,6 +176,7 @@ class SpiteBot(Host):
         self._ticker: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stopping: asyncio.Task[None] | None = None
+        self._dynamic_items: tuple[type[discord.ui.DynamicItem[Any]], ...] = ()
 
     @property
     def computer_id(self) -> int:
@@ -179,7 +216,8 @@ class SpiteBot(Host):
         self._boards = BoardPublisher(self, self.config.board_delay)
         self.ledger = LedgerService(self.storage)
         self._history = HistoryService(self.storage)
-        self.add_dynamic_items(*DYNAMIC_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS)
+        self._dynamic_items = (*DYNAMIC_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS)
+        self.add_dynamic_items(*self._dynamic_items)
         await self.add_cog(GamesCog(self))
         await self.add_cog(MoneyCog(self))
         await self.add_cog(HistoryCog())
@@ -258,7 +296,7 @@ class SpiteBot(Host):
                             len(late), timeout)
 
     async def on_interaction(self, interaction: Interaction) -> None:
-        await answer_stale_click(interaction)
+        await answer_unclaimed(interaction, self._dynamic_items)
 
     # ------------------------------------------------------------------ game flow
 

@@ -6,17 +6,21 @@ Discord gives up after 3 s), then parse the id, call the ``GameService`` and fol
 ``UserError`` becomes a private reply, anything else a private apology and one ERROR log line:
 discord.py 2.7 runs a ``DynamicItem``'s callback outside ``View.on_error`` (it only logs), so
 every item here guards its own callback (``Guarded``). Templates (each ``custom_id`` is at
-most 100 characters):
+most 100 characters; ``v1`` is the id's version, absent from the ids posted before ids had one,
+which still work: see ``custom_ids``):
 
-- ``sm:ch:<challenge>:<accept|decline|cancel>`` on a challenge;
-- ``sm:hand:<game>`` "Show my hand" on a board;
-- ``sm:src:<game>:<version>`` the card menu in a private hand;
-- ``sm:mv:<game>:<version>:<move>`` a target button or Pass in a private hand;
-- ``sm:back:<game>`` back to the hand; ``sm:rs:<game>`` confirm resignation;
-  ``sm:claim:<game>`` claim a game whose opponent let the clock run out.
+- ``sm:ch:v1:<challenge>:<accept|decline|cancel>`` on a challenge;
+- ``sm:hand:v1:<game>`` "Show my hand" on a board;
+- ``sm:src:v1:<game>:<moves>`` the card menu in a private hand;
+- ``sm:mv:v1:<game>:<moves>:<move>`` a target button or Pass in a private hand;
+- ``sm:back:v1:<game>`` back to the hand; ``sm:rs:v1:<game>`` confirm resignation;
+  ``sm:claim:v1:<game>`` claim a game whose opponent let the clock run out;
+  ``sm:rematch:v1:<game>`` Rematch on a result.
 
-The ``version`` is the number of moves saved when the hand was shown: a click on an older hand
-is refused (and the hand refreshed), so a double click never makes a move twice by accident.
+``moves`` is the hand's version, the number of moves saved when the hand was shown: a click on
+an older hand is refused (and the hand refreshed), so a double click never makes a move twice by
+accident. A click on an id that none of these templates reads gets a private answer saying the
+button no longer works (``answer_unclaimed``).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import io
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import discord
@@ -41,11 +45,14 @@ from bot.pictures.text import (
     SORRY,
     clip,
     hand_text,
+    newer_control,
+    outdated_control,
     source_label,
     target_label,
 )
 from engine import Move, View
 
+from . import custom_ids as ids
 from .host import Host, Interaction, hosted
 
 __all__ = [
@@ -61,6 +68,7 @@ __all__ = [
     "ShowHandButton",
     "SourceSelect",
     "answer",
+    "answer_unclaimed",
     "board_controls",
     "challenge_controls",
     "hand_payload",
@@ -179,7 +187,7 @@ class Picture(discord.File):
 
 class ChallengeButton(
     Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sm:ch:(?P<id>\d+):(?P<action>accept|decline|cancel)",
+    template=ids.template("ch", ids.number("id"), "(?P<action>accept|decline|cancel)"),
 ):
     """Accept (the challenged player), Decline (the same) or Cancel (the challenger)."""
 
@@ -192,7 +200,7 @@ class ChallengeButton(
     def __init__(self, challenge_id: int, action: str, *, disabled: bool = False) -> None:
         label, style = self.STYLES[action]
         super().__init__(discord.ui.Button(
-            label=label, style=style, custom_id=f"sm:ch:{challenge_id}:{action}",
+            label=label, style=style, custom_id=ids.make("ch", challenge_id, action),
             disabled=disabled,
         ))
         self.challenge_id = challenge_id
@@ -231,7 +239,7 @@ class _GameButton(Guarded):
 
     def __init__(self, game_id: int) -> None:
         super().__init__(discord.ui.Button(  # type: ignore[call-arg]
-            label=self.LABEL, style=self.STYLE, custom_id=f"sm:{self.PREFIX}:{game_id}",
+            label=self.LABEL, style=self.STYLE, custom_id=ids.make(self.PREFIX, game_id),
         ))
         self.game_id = game_id
 
@@ -245,7 +253,7 @@ class _GameButton(Guarded):
 
 class ShowHandButton(
     _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sm:hand:(?P<game>\d+)",
+    template=ids.template("hand", ids.number("game")),
 ):
     """On the public board: opens the presser's own hand, privately."""
 
@@ -262,7 +270,7 @@ class ShowHandButton(
 
 class ClaimButton(
     _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sm:claim:(?P<game>\d+)",
+    template=ids.template("claim", ids.number("game")),
 ):
     """Posted when a player has let the claim time pass: his opponent may take the game."""
 
@@ -276,7 +284,7 @@ class ClaimButton(
 
 class RematchButton(
     _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sm:rematch:(?P<game>\d+)",
+    template=ids.template("rematch", ids.number("game")),
 ):
     """On a result: either player offers the same terms to the same opponent."""
 
@@ -310,7 +318,7 @@ def board_controls(game_id: int, finished: bool) -> Controls | None:
 
 class SourceSelect(
     Guarded, discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=r"sm:src:(?P<game>\d+):(?P<ver>\d+)",
+    template=ids.template("src", ids.number("game"), ids.number("ver")),
 ):
     """The menu of cards the player may move now."""
 
@@ -323,7 +331,7 @@ class SourceSelect(
     def build(cls, game_id: int, version: int, options: list[discord.SelectOption]) -> SourceSelect:
         """A fresh menu with ``options``."""
         return cls(game_id, version, discord.ui.Select(
-            custom_id=f"sm:src:{game_id}:{version}", placeholder="Choose a card to move…",
+            custom_id=ids.make("src", game_id, version), placeholder="Choose a card to move…",
             options=options, min_values=1, max_values=1,
         ))
 
@@ -334,7 +342,7 @@ class SourceSelect(
     ) -> SourceSelect:
         if not isinstance(item, discord.ui.Select):
             # A forged click: a button under a menu's id. An empty menu refuses it politely.
-            item = discord.ui.Select(custom_id=f"sm:src:{match['game']}:{match['ver']}")
+            item = discord.ui.Select(custom_id=match.string)
         return cls(int(match["game"]), int(match["ver"]), item)
 
     async def act(self, interaction: Interaction) -> None:
@@ -357,14 +365,14 @@ class SourceSelect(
 
 class MoveButton(
     Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sm:mv:(?P<game>\d+):(?P<ver>\d+):(?P<move>[^:]{1,12})",
+    template=ids.template("mv", ids.number("game"), ids.number("ver"), "(?P<move>[^:]{1,12})"),
 ):
     """A target for the chosen card, or Pass: makes the move."""
 
     def __init__(self, game_id: int, version: int, move: str, label: str = "Move",
                  style: discord.ButtonStyle = discord.ButtonStyle.success) -> None:
         super().__init__(discord.ui.Button(
-            label=label[:80], style=style, custom_id=f"sm:mv:{game_id}:{version}:{move}",
+            label=label[:80], style=style, custom_id=ids.make("mv", game_id, version, move),
         ))
         self.game_id = game_id
         self.version = version
@@ -401,7 +409,7 @@ class MoveButton(
 
 class BackButton(
     _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sm:back:(?P<game>\d+)",
+    template=ids.template("back", ids.number("game")),
 ):
     """Back from the targets of a card to the whole hand."""
 
@@ -418,7 +426,7 @@ class BackButton(
 
 class ResignButton(
     _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sm:rs:(?P<game>\d+)",
+    template=ids.template("rs", ids.number("game")),
 ):
     """The confirmation of ``/resign``."""
 
@@ -547,28 +555,93 @@ async def hand_payload(
     return payload
 
 
-async def answer_stale_click(interaction: Interaction) -> bool:
-    """Answer a click on a button its message no longer shows; True if it was one of ours.
+Factory = type[discord.ui.DynamicItem[Any]]
+"""A ``DynamicItem`` class, as registered with ``Client.add_dynamic_items``."""
 
-    A board is closed (its buttons removed) when the turn passes; a click made a moment before
-    reaches the bot after that, and discord.py drops a click on a button the message has lost.
-    Nothing a player clicks may fail, so such a click runs as if the button were still there.
+_WHAT = {discord.ComponentType.button.value: "button"}
+
+
+async def answer_unclaimed(interaction: Interaction, factories: Sequence[Factory]) -> bool:
+    """Answer a click that discord.py drops; True if this answered it (False: discord.py does).
+
+    discord.py hands a click to a ``DynamicItem`` only if its ``custom_id`` fully matches one
+    of the registered templates and the message still shows a component of that type with that
+    id (``ViewStore.dispatch_view`` → ``schedule_dynamic_item_call``); anything else it drops
+    without a word, and the player sees "This interaction failed". It decides from the
+    interaction alone, before ``on_interaction`` runs; this decides from the same facts the
+    same way, so exactly one of the two answers. (Every control of the bot is a
+    ``DynamicItem``: ``Controls`` keeps discord.py from storing a view to dispatch to.)
+
+    - A button or menu of ours that its message no longer shows runs as if it were still
+      there: a board is closed (its buttons removed) when the turn passes, and a click made a
+      moment before reaches the bot after that.
+    - Any other id is from an older version of the bot (or forged): the player is told, once
+      at INFO in the log, and nothing changes. The log names the id's kind, never the id (a
+      move button's id names a card of a private hand).
     """
-    data: dict[str, Any] = dict(interaction.data or {})
-    message = interaction.message
-    if (interaction.type is not discord.InteractionType.component or message is None
-            or data.get("component_type") != discord.ComponentType.button.value):
+    if interaction.type is not discord.InteractionType.component:
         return False
-    custom_id = str(data.get("custom_id", ""))
-    shown = {getattr(child, "custom_id", None) for row in message.components
-             for child in getattr(row, "children", [row])}
-    if custom_id in shown:
-        return False  # discord.py dispatches it
-    for factory in DYNAMIC_ITEMS:
-        match = factory.__discord_ui_compiled_template__.fullmatch(custom_id)
-        if match is not None:
-            item = await factory.from_custom_id(
-                interaction, discord.ui.Button(custom_id=custom_id), match)
-            await item.callback(interaction)
+    data: dict[str, Any] = dict(interaction.data or {})
+    custom_id = data.get("custom_id")
+    component_type = data.get("component_type")
+    if not isinstance(custom_id, str):
+        custom_id = ""
+    message = interaction.message
+    found = next(((factory, match) for factory in factories
+                  if (match := factory.__discord_ui_compiled_template__.fullmatch(custom_id))),
+                 None)
+    if found is not None and message is not None:
+        if (component_type, custom_id) in _shown(message.components):
+            return False  # discord.py dispatches it
+        if component_type in (discord.ComponentType.button.value,
+                              discord.ComponentType.string_select.value):
+            await _run_stale(interaction, data, *found)
             return True
-    return False
+    what = _WHAT.get(component_type, "menu") if isinstance(component_type, int) else "control"
+    kind, version = ids.read_head(custom_id)
+    known = ids.KINDS.get(kind) if kind is not None else None
+    if known is not None and version is not None and version > known.newest:
+        reason = f"version {version} of {kind!r}, newer than this bot's {known.newest}"
+        text = newer_control(what)
+    else:
+        reason = (f"{kind!r} version {version} with parts that don't parse" if known is not None
+                  else "not one of the bot's ids")
+        text = outdated_control(what, known.instead if known is not None else "/board or /games")
+    log.info("a click on a %s the bot doesn't read (%s, %d characters): answered that it "
+             "no longer works", what, reason, len(custom_id))
+    with contextlib.suppress(discord.HTTPException):
+        await reply_error(interaction, text)
+    return True
+
+
+def _shown(components: Sequence[Any]) -> set[tuple[int, str | None]]:
+    """(type, custom_id) of every component of a message, in rows or not."""
+    shown: set[tuple[int, str | None]] = set()
+    for component in components:
+        children = getattr(component, "children", None)
+        if children is not None:
+            shown |= _shown(children)
+        else:
+            shown.add((component.type.value, getattr(component, "custom_id", None)))
+    return shown
+
+
+async def _run_stale(interaction: Interaction, data: dict[str, Any], factory: Factory,
+                     match: re.Match[str]) -> None:
+    # As discord.py would run it: built from the id, given the click's state (a menu's
+    # choice), then called back; our items' callbacks answer every outcome (``Guarded``).
+    base: discord.ui.Item[Any]
+    if data.get("component_type") == discord.ComponentType.string_select.value:
+        base = discord.ui.Select(custom_id=match.string)
+    else:
+        base = discord.ui.Button(custom_id=match.string)
+    try:
+        item = await factory.from_custom_id(interaction, base, match)
+        item._refresh_state(interaction, data)
+    except Exception:
+        log.exception("%s: a click on a control its message no longer shows failed",
+                      factory.__name__)
+        with contextlib.suppress(discord.HTTPException):
+            await reply_error(interaction, SORRY)
+        return
+    await item.callback(interaction)

@@ -36,6 +36,8 @@ __all__ = [
     "describe_history",
     "describe_move",
     "hand_text",
+    "newer_control",
+    "outdated_control",
     "plural",
     "quote",
     "result_text",
@@ -57,6 +59,19 @@ MAX_MESSAGE = 2000
 SORRY = "Sorry, something went wrong on my side. Nothing was changed."
 
 PASS_HINT = "No card can move: /pass ends your turn."
+
+
+def outdated_control(what: str, instead: str) -> str:
+    """The answer to a click on a ``what`` (button, menu) whose id no version of the bot since
+    the one that posted it reads any more; ``instead`` names the commands that do its work."""
+    return f"This {what} is from an older version of the game and no longer works: use {instead}."
+
+
+def newer_control(what: str) -> str:
+    """The answer to a click on a ``what`` posted by a newer version of the bot than the one
+    answering (a moment while a new version is rolled out over several processes)."""
+    return (f"This {what} is from a newer version of the game than the one answering right now: "
+            "try again in a minute. Nothing was changed.")
 
 
 def clip(text: str, limit: int = MAX_MESSAGE) -> str:

@@ -1239,6 +1239,35 @@ class FakeDiscord:
         those; the bot must not rely on it)."""
         return await self._slash(user, channel, command, "en-US", options, checked=False)
 
+    async def raw_slash(
+        self,
+        user: Actor,
+        channel: FakeChannel,
+        command: str,
+        options: list[JSON],
+        /,
+        *,
+        resolved: JSON | None = None,
+        name: str | None = None,
+        autocomplete: bool = False,
+    ) -> InteractionRecord:
+        """``/command`` with ``options`` sent exactly as given: their names, types and values
+        are not checked against the command, nor ``resolved`` against them (a string for a
+        boolean, a user id that resolves to nobody). What a modified client could send.
+        ``name`` replaces the command's name in the payload (a command the bot no longer has,
+        as a client that hasn't reloaded the list would send it). With ``autocomplete`` it is
+        an autocomplete request (mark the option being typed ``"focused": True``)."""
+        cmd = self.find_command(command, channel.guild_id)
+        itype = (InteractionType.AUTOCOMPLETE if autocomplete
+                 else InteractionType.APPLICATION_COMMAND)
+        payload, user_, member = self._base_interaction(itype, user, channel, locale="en-US")
+        self._check_can_use(cmd, channel, member)
+        data = self._command_data(cmd, list(options), dict(resolved or {}))
+        if name is not None:
+            data["name"] = name
+        payload["data"] = data
+        return await self._dispatch_interaction(payload, user_, member, channel, command)
+
     async def _slash(
         self,
         user: Actor,
@@ -1384,6 +1413,17 @@ class FakeDiscord:
         if "id" in component:
             data["id"] = component["id"]
         return await self._component_interaction(user, message, data)
+
+    async def component(
+        self, user: Actor, message: FakeMessage, data: JSON
+    ) -> InteractionRecord:
+        """A component interaction on ``message`` with ``data`` exactly as given: any
+        ``custom_id`` (shown on the message or not, of any length), ``component_type`` (2 when
+        left out) and ``values``. What a button posted by an older version of the bot, or a
+        modified client, sends."""
+        return await self._component_interaction(
+            user, message, {"component_type": 2, **data}
+        )
 
     async def submit_modal(
         self,
@@ -1656,7 +1696,8 @@ class FakeDiscord:
         payload["data"] = data
         payload["message"] = self.message_payload(message)
         return await self._dispatch_interaction(
-            payload, user_, member, channel, data["custom_id"], source_message=message
+            payload, user_, member, channel, str(data.get("custom_id", "")),
+            source_message=message,
         )
 
     def _fill_modal_component(self, comp: JSON, values: dict[str, Any], force: bool) -> JSON:

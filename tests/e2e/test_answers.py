@@ -143,7 +143,7 @@ async def test_a_failing_button_apologises_privately_and_logs_once(
         user = on_turn(world)
         if where == "show hand":
             message = world.boards()[-1]
-            custom_id = f"sm:hand:{live.id}"
+            custom_id = f"sm:hand:v1:{live.id}"
             monkeypatch.setattr(service, "game", _boom)
         else:
             message = await hand(world, user)

@@ -192,7 +192,7 @@ async def resign(world: World, user: Any) -> None:
     live = live_game(world)
     confirm = await (await world.fake.slash(user, world.channel, "resign")).message()
     assert confirm.ephemeral
-    await (await world.fake.click(user, confirm, f"sm:rs:{live.id}")).settled()
+    await (await world.fake.click(user, confirm, f"sm:rs:v1:{live.id}")).settled()
     await world.settle()
 
 
@@ -281,7 +281,7 @@ async def test_wrong_actions_get_private_reasons_and_change_nothing(world: World
                                     to=target)).message()
     assert reply.ephemeral and "not your turn" in reply.content
     board = world.boards()[-1]
-    inter = await fake.click(carol, board, f"sm:hand:{live.id}")
+    inter = await fake.click(carol, board, f"sm:hand:v1:{live.id}")
     reply = await inter.message()
     assert reply.ephemeral and "not playing" in reply.content
     reply = await (await fake.slash(on_turn, world.channel, "play", card="ZZ",
@@ -389,7 +389,7 @@ async def test_restart_mid_game_keeps_everything_and_old_buttons_work(world: Wor
     await world.start()
     # The old board's button still works after the restart (even if that board has since
     # been closed: a client that hasn't refreshed still shows the button).
-    inter = await world.fake.click(user, board, f"sm:hand:{live.id}", force=True)
+    inter = await world.fake.click(user, board, f"sm:hand:v1:{live.id}", force=True)
     reply = await inter.message()
     assert reply.ephemeral and "Your hand" in reply.content
     reloaded = live_game(world)
@@ -448,7 +448,7 @@ async def test_reminder_then_claim(world: World, no_error_logs) -> None:
     await world.bot.tick()
     notice = next(m for m in world.public() if any(c.startswith("sm:claim:")
                                                     for c in m.custom_ids()))
-    inter = await world.fake.click(other, notice, f"sm:claim:{live.id}")
+    inter = await world.fake.click(other, notice, f"sm:claim:v1:{live.id}")
     reply = await inter.message()
     assert "claimed" in reply.content
     await world.settle()

@@ -188,7 +188,7 @@ async def test_a_spectator_steps_a_finished_match_from_first_to_last_turn(
     assert position(message) == (1, total)
     options = select_options_of(message)
     middle = options[len(options) // 2]
-    inter = await world.fake.select(carol, message, f"sm:rpj:{live.id}", [middle["value"]])
+    inter = await world.fake.select(carol, message, f"sm:rpj:v1:{live.id}", [middle["value"]])
     message = await inter.settled()
     assert position(message) == (int(middle["value"]) + 1, total)
     assert message.embeds[0]["description"].split("**")[1] == middle["label"]
@@ -222,7 +222,7 @@ async def test_each_player_steps_through_his_own_hands(world: World, no_error_lo
             if turn:
                 message = await click(world, user, message, step_id(message, "next"))
             assert position(message)[0] == turn + 1
-            button = f"sm:rph:{live.id}:{turn}"
+            button = f"sm:rph:v1:{live.id}:{turn}"
             inter = await world.fake.click(user, message, button)
             reply = await inter.message()
             assert reply.ephemeral and reply.visible_to == user.id
@@ -239,7 +239,7 @@ async def test_each_player_steps_through_his_own_hands(world: World, no_error_lo
     assert not ids(seen_by_carol, "sm:rph:"), "a spectator has no hand button"
     # Even a forged click on a player's hand button gets a spectator no hand: a private
     # refusal with no picture.
-    inter = await world.fake.click(carol, seen_by_alice, f"sm:rph:{live.id}:0", force=True)
+    inter = await world.fake.click(carol, seen_by_alice, f"sm:rph:v1:{live.id}:0", force=True)
     reply = await inter.settled()
     assert reply.ephemeral and reply.visible_to == carol.id
     assert "Only the two players" in reply.content and not reply.attachments
@@ -264,7 +264,7 @@ async def test_the_move_list_file_holds_the_moves_and_how_to_replay_them(
     await play_turns(world, 3)
     await resign(world, world.alice)
     message = await replay(world, world.bob, live.id)
-    inter = await world.fake.click(world.bob, message, f"sm:rpm:{live.id}")
+    inter = await world.fake.click(world.bob, message, f"sm:rpm:v1:{live.id}")
     reply = await inter.message()
     assert reply.ephemeral and reply.visible_to == world.bob.id
     attachment = reply.attachments[0]
@@ -291,7 +291,7 @@ async def test_replay_controls_still_work_after_a_restart(world: World, no_error
     message = await click(world, world.alice, message, step_id(message, "last"))
     index, total = position(message)
     assert index == total and "end" in message.embeds[0]["description"].lower()
-    inter = await world.fake.click(world.alice, message, f"sm:rph:{live.id}:{total - 1}")
+    inter = await world.fake.click(world.alice, message, f"sm:rph:v1:{live.id}:{total - 1}")
     reply = await inter.message()
     assert reply.ephemeral and "Your hand" in reply.content
 
@@ -344,7 +344,7 @@ async def test_history_lists_finished_games_and_pages(world: World, no_error_log
     first = next(line for line in reply.content.splitlines() if line.startswith("`#"))
     assert "vs alice" in first and "**won**" in first  # game 11: alice resigned
     # The menu under a page opens a replay.
-    inter = await fake.select(carol, reply, "sm:histr", [str(newest.id)])
+    inter = await fake.select(carol, reply, "sm:histr:v1", [str(newest.id)])
     opened = await inter.message()
     assert opened.ephemeral and opened.visible_to == carol.id
     assert f"Replay of game #{newest.id}" in opened.embeds[0]["title"]

@@ -51,7 +51,7 @@ async def test_a_hand_shown_during_a_move_right_after_a_restart_loses_nothing(
     await world.stop()
     await world.start()
     assert world.bot is not None
-    click = world.fake.click(other, board, f"sm:hand:{game_id}")
+    click = world.fake.click(other, board, f"sm:hand:v1:{game_id}")
     play = world.fake.slash(mover, world.channel, "play", card=token, to=target)
     shown, played = await asyncio.gather(click, play)
     assert "✅" in (await played.message()).content
@@ -253,7 +253,7 @@ async def test_commands_and_clicks_while_stopping_are_turned_away_politely(
     await world.fake.wait_for(lambda: bot.stopping, timeout=5, description="stopping")
     reply = await (await world.fake.slash(world.alice, world.channel, "hand")).message()
     assert reply.ephemeral and "restarting" in reply.content
-    inter = await world.fake.click(world.bob, board, f"sm:hand:{live.id}")
+    inter = await world.fake.click(world.bob, board, f"sm:hand:v1:{live.id}")
     reply = await inter.message()
     assert reply.ephemeral and "restarting" in reply.content
     assert live.version == 0

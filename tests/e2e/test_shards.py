@@ -134,7 +134,7 @@ async def _moves(fake: FakeDiscord, table: Table, count: int) -> list[str]:
 async def _resign(fake: FakeDiscord, table: Table, user: FakeMember, game_id: int) -> None:
     confirm = await _reply(fake, user, table.channel, "resign")
     assert confirm.ephemeral
-    await (await fake.click(user, confirm, f"sm:rs:{game_id}")).settled(timeout=15)
+    await (await fake.click(user, confirm, f"sm:rs:v1:{game_id}")).settled(timeout=15)
 
 
 def _dollars(cents: int) -> str:

@@ -6,15 +6,16 @@ through his own copy of a replay: a shared message that anyone could step would 
 everyone's eyes, and a channel is no place for a hundred turns.
 
 Every control is a ``DynamicItem`` whose ``custom_id`` carries only ids (so a replay opened
-before a restart still steps after it), at most 100 characters:
+before a restart still steps after it), at most 100 characters, with its version (``v1``;
+the ids posted before they had one still work, see ``custom_ids``):
 
-- ``sm:rp:<game>:<position>:<first|prev|next|last>`` ⏮ ◀ ▶ ⏭ (the position to show; the tag
-  keeps two buttons that lead to the same position from sharing an id);
-- ``sm:rpj:<game>`` the "jump to turn" menu (its values are positions);
-- ``sm:rph:<game>:<position>`` "Show my hand at this turn" (a player of the game only);
-- ``sm:rpm:<game>`` the move list as ``game-N.txt``;
-- ``sm:hist:<user>:<page>:<newer|older>`` the pages of ``/history``;
-- ``sm:histr`` the "Replay one of these" menu under a page (its values are game ids).
+- ``sm:rp:v1:<game>:<position>:<first|prev|next|last>`` ⏮ ◀ ▶ ⏭ (the position to show; the
+  tag keeps two buttons that lead to the same position from sharing an id);
+- ``sm:rpj:v1:<game>`` the "jump to turn" menu (its values are positions);
+- ``sm:rph:v1:<game>:<position>`` "Show my hand at this turn" (a player of the game only);
+- ``sm:rpm:v1:<game>`` the move list as ``game-N.txt``;
+- ``sm:hist:v1:<user>:<page>:<newer|older>`` the pages of ``/history``;
+- ``sm:histr:v1`` the "Replay one of these" menu under a page (its values are game ids).
 
 Each answers first (a deferred response: drawing takes longer than Discord waits), then works,
 and draws off the event loop.
@@ -36,6 +37,7 @@ from bot.pictures.drawing import pictures
 from bot.pictures.render import BoardInfo
 from bot.pictures.text import board_fields, card_text, clip, plural, result_text
 
+from .. import custom_ids as ids
 from ..host import Interaction
 from ..ui import Controls, Guarded, answer, think
 
@@ -44,8 +46,17 @@ if TYPE_CHECKING:
 
 __all__ = ["DYNAMIC_ITEMS", "HistoryCog", "history_payload", "replay_payload"]
 
+_HISTORY = "/history or /replay"
+"""Where an outdated history or replay button points the player."""
+
 _MAX_ID = 2**53
 """Discord's integer options stop here; a forged larger one is simply not a game."""
+
+
+def _is_number(value: str) -> bool:
+    # ``str.isdigit`` takes "²" and "١٢", which ``int`` refuses: a menu's values are ours, in
+    # ASCII digits, unless forged.
+    return value.isascii() and value.isdigit() and len(value) <= 18
 
 
 def _service(interaction: Interaction) -> HistoryService:
@@ -151,7 +162,8 @@ async def _show(interaction: Interaction, game_id: int, index: int) -> None:
 
 class ReplayStep(
     Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sm:rp:(?P<game>\d+):(?P<pos>\d+):(?P<tag>first|prev|next|last)",
+    template=ids.template("rp", ids.number("game"), ids.number("pos"),
+                          "(?P<tag>first|prev|next|last)", instead=_HISTORY),
 ):
     """⏮ ◀ ▶ ⏭: show the position the button names."""
 
@@ -159,7 +171,7 @@ class ReplayStep(
                  disabled: bool = False) -> None:
         super().__init__(discord.ui.Button(
             label=label, style=discord.ButtonStyle.secondary, disabled=disabled, row=0,
-            custom_id=f"sm:rp:{game_id}:{index}:{tag}",
+            custom_id=ids.make("rp", game_id, index, tag),
         ))
         self.game_id = game_id
         self.index = index
@@ -177,7 +189,7 @@ class ReplayStep(
 
 class ReplayJump(
     Guarded, discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=r"sm:rpj:(?P<game>\d+)",
+    template=ids.template("rpj", ids.number("game"), instead=_HISTORY),
 ):
     """The "jump to turn" menu: up to 25 positions spread over the match."""
 
@@ -189,7 +201,7 @@ class ReplayJump(
     def build(cls, game_id: int, options: list[discord.SelectOption]) -> ReplayJump:
         """A fresh menu with ``options`` (their values are positions)."""
         return cls(game_id, discord.ui.Select(
-            custom_id=f"sm:rpj:{game_id}", placeholder="Jump to turn…", options=options,
+            custom_id=ids.make("rpj", game_id), placeholder="Jump to turn…", options=options,
             min_values=1, max_values=1, row=1,
         ))
 
@@ -200,26 +212,26 @@ class ReplayJump(
     ) -> ReplayJump:
         if not isinstance(item, discord.ui.Select):
             # A forged click: a button under a menu's id. An empty menu is refused politely.
-            item = discord.ui.Select(custom_id=f"sm:rpj:{match['game']}")
+            item = discord.ui.Select(custom_id=match.string)
         return cls(int(match["game"]), item)
 
     async def act(self, interaction: Interaction) -> None:
         values = self.item.values
-        if not values or not values[0].isdigit():
+        if not values or not _is_number(values[0]):
             raise UserError("Choose a turn from the menu.")
         await _show(interaction, self.game_id, int(values[0]))
 
 
 class ReplayHand(
     Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sm:rph:(?P<game>\d+):(?P<pos>\d+)",
+    template=ids.template("rph", ids.number("game"), ids.number("pos"), instead=_HISTORY),
 ):
     """Show the presser his own hand at this position, privately (players of the game only)."""
 
     def __init__(self, game_id: int, index: int) -> None:
         super().__init__(discord.ui.Button(
             label="Show my hand at this turn", style=discord.ButtonStyle.primary, row=2,
-            custom_id=f"sm:rph:{game_id}:{index}",
+            custom_id=ids.make("rph", game_id, index),
         ))
         self.game_id = game_id
         self.index = index
@@ -253,14 +265,14 @@ class ReplayHand(
 
 class ReplayMoves(
     Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sm:rpm:(?P<game>\d+)",
+    template=ids.template("rpm", ids.number("game"), instead=_HISTORY),
 ):
     """The match's moves in the notation, as ``game-N.txt``."""
 
     def __init__(self, game_id: int) -> None:
         super().__init__(discord.ui.Button(
             label=f"Move list (game-{game_id}.txt)"[:80], style=discord.ButtonStyle.secondary,
-            row=2, custom_id=f"sm:rpm:{game_id}",
+            row=2, custom_id=ids.make("rpm", game_id),
         ))
         self.game_id = game_id
 
@@ -319,14 +331,15 @@ def history_payload(page: HistoryPage, reader: int) -> dict[str, Any]:
 
 class HistoryPageButton(
     Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"sm:hist:(?P<user>\d+):(?P<page>-?\d+):(?P<tag>newer|older)",
+    template=ids.template("hist", ids.number("user"), ids.PAGE, "(?P<tag>newer|older)",
+                          instead=_HISTORY),
 ):
     """◀ Newer / Older ▶ through a player's finished games."""
 
     def __init__(self, user_id: int, page: int, tag: str, *, disabled: bool = False) -> None:
         super().__init__(discord.ui.Button(
             label="◀ Newer" if tag == "newer" else "Older ▶", disabled=disabled,
-            style=discord.ButtonStyle.secondary, custom_id=f"sm:hist:{user_id}:{page}:{tag}",
+            style=discord.ButtonStyle.secondary, custom_id=ids.make("hist", user_id, page, tag),
         ))
         self.user_id = user_id
         self.page = page
@@ -347,7 +360,8 @@ class HistoryPageButton(
 
 
 class HistoryReplaySelect(
-    Guarded, discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"sm:histr",
+    Guarded, discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=ids.template("histr", instead=_HISTORY),
 ):
     """Under a page of the history: open the replay of one of its games."""
 
@@ -357,7 +371,8 @@ class HistoryReplaySelect(
     @classmethod
     def build(cls, options: list[discord.SelectOption]) -> HistoryReplaySelect:
         """A fresh menu with ``options`` (their values are game ids)."""
-        return cls(discord.ui.Select(custom_id="sm:histr", placeholder="Replay one of these…",
+        return cls(discord.ui.Select(custom_id=ids.make("histr"),
+                                     placeholder="Replay one of these…",
                                      options=options[:25], min_values=1, max_values=1))
 
     @classmethod
@@ -366,12 +381,12 @@ class HistoryReplaySelect(
         match: re.Match[str],
     ) -> HistoryReplaySelect:
         if not isinstance(item, discord.ui.Select):
-            item = discord.ui.Select(custom_id="sm:histr")
+            item = discord.ui.Select(custom_id=match.string)
         return cls(item)
 
     async def act(self, interaction: Interaction) -> None:
         values = self.item.values
-        if not values or not values[0].isdigit():
+        if not values or not _is_number(values[0]):
             raise UserError("Choose a game from the menu.")
         await open_replay(interaction, int(values[0]))
 

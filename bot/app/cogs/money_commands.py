@@ -26,12 +26,16 @@ from bot.money.amounts import format_amount
 from bot.money.ledger_service import LedgerService, describe_line
 from bot.pictures.drawing import pictures
 
+from .. import custom_ids as ids
 from ..host import Host, Interaction
 from ..ui import Controls, Guarded, reply_error
 
 __all__ = ["MoneyCog", "DYNAMIC_ITEMS", "answer_first", "head_to_head_payload", "known_names"]
 
 PAGE = 10
+
+_LEDGER = "/ledger"
+"""Where an outdated notebook button points the player."""
 
 
 def _money(interaction: Interaction) -> LedgerService:
@@ -101,13 +105,14 @@ async def head_to_head_payload(bot: Host, guild_id: int, a: int, b: int, page: i
 
 
 class PageButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
-                 template=r"sm:h2h:(?P<a>\d+):(?P<b>\d+):(?P<page>-?\d+)"):
+                 template=ids.template("h2h", ids.number("a"), ids.number("b"), ids.PAGE,
+                                       instead=_LEDGER)):
     """Pages through the notebook between two players."""
 
     def __init__(self, a: int, b: int, page: int, label: str = "Page",
                  disabled: bool = False) -> None:
         super().__init__(discord.ui.Button(label=label, style=discord.ButtonStyle.secondary,
-                                           custom_id=f"sm:h2h:{a}:{b}:{page}",
+                                           custom_id=ids.make("h2h", a, b, page),
                                            disabled=disabled))
         self.a, self.b, self.page = a, b, page
 
@@ -127,12 +132,13 @@ class PageButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
 
 
 class CsvButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
-                template=r"sm:csv:(?P<a>\d+):(?P<b>\d+)"):
+                template=ids.template("csv", ids.number("a"), ids.number("b"),
+                                      instead=_LEDGER)):
     """Attaches the whole history between two players as CSV."""
 
     def __init__(self, a: int, b: int) -> None:
         super().__init__(discord.ui.Button(label="Export CSV", style=discord.ButtonStyle.primary,
-                                           custom_id=f"sm:csv:{a}:{b}"))
+                                           custom_id=ids.make("csv", a, b)))
         self.a, self.b = a, b
 
     @classmethod
@@ -157,14 +163,15 @@ class CsvButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
 
 
 class SettleButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
-                   template=r"sm:pay:(?P<id>\d+):(?P<answer>yes|no)"):
+                   template=ids.template("pay", ids.number("id"), "(?P<answer>yes|no)",
+                                         instead=_LEDGER)):
     """Confirm or refuse a payment (only the person paid may press)."""
 
     def __init__(self, settlement_id: int, answer: str, disabled: bool = False) -> None:
         label, style = (("Confirm", discord.ButtonStyle.success) if answer == "yes"
                         else ("Refuse", discord.ButtonStyle.danger))
         super().__init__(discord.ui.Button(label=label, style=style, disabled=disabled,
-                                           custom_id=f"sm:pay:{settlement_id}:{answer}"))
+                                           custom_id=ids.make("pay", settlement_id, answer)))
         self.settlement_id, self.answer = settlement_id, answer
 
     @classmethod
