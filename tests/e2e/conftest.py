@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bot.app import ui
 from bot.app.client import SpiteBot
 from bot.ops.config import Config
 from bot.sandbox import FakeDiscord, start_bot
@@ -101,6 +102,10 @@ class World:
 @pytest.fixture
 async def world(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[World]:
     counter = itertools.count(11)
+    # Every world deals the same games (seeds 11, 12, …): a hand picture kept by an earlier
+    # test's bot in this process would be the very same picture, and a test that times the
+    # drawing would find none to time.
+    ui._hand_pictures.clear()
     w = World(fake_discord, tmp_path / "bot.sqlite3", Clock(), lambda: next(counter))
     await w.start()
     try:
