@@ -105,6 +105,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.sandbox import FakeDiscordTimeout
 from bot.sandbox.load import LoadFakeDiscord
 
 __all__ = ["plot_p99", "run_load"]
@@ -683,10 +684,17 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         memory_monitor = asyncio.create_task(_memory_monitor(pids, memory))
         load = Load(fake, channel, mode, interval)
         try:
-            await fake.wait_for(lambda: "challenge" in fake.commands(), timeout=60,
-                                description="commands synced")
-            await fake.wait_for(lambda: fake.connected_count() >= shards, timeout=30,
-                                description="gateway connected")
+            try:
+                await fake.wait_for(lambda: "challenge" in fake.commands(), timeout=60,
+                                    description="commands synced")
+                await fake.wait_for(lambda: fake.connected_count() >= shards, timeout=30,
+                                    description="gateway connected")
+            except FakeDiscordTimeout as exc:
+                # Say why: the bots' own words (a process that stopped, a refusal to start).
+                tails = "\n".join(
+                    f"bot process {b.pid} (exit status {b.proc.returncode}):\n"
+                    + "\n".join(b.log.getvalue().splitlines()[-15:]) for b in bots)
+                raise FakeDiscordTimeout(f"{exc}\n{tails}") from None
             await asyncio.sleep(0.5)  # the guild reaches the bot's cache
             setup_started = time.monotonic()
             gate = asyncio.Semaphore(open_concurrency)
