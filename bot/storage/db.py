@@ -366,7 +366,10 @@ def _count(status: str) -> int:
 
 
 _LEDGER_LOCK = 0x5350_4954  # "SPIT": the advisory-lock namespace of the ledger
-_SHARD_LOCK = 0x5348_5244  # "SHRD": one lock per shard a process runs
+_SHARD_LOCK = "SELECT hashtext('spite-malice-bot shards in ' || current_schema())"
+"""The advisory-lock namespace of the shard locks: one per schema, since PostgreSQL's advisory
+locks are one space per database, and two bots (or two test runs) may keep their tables in two
+schemas of one database: each must claim shard 0 of its own tables, not of the other's."""
 
 
 class _PgConn:
@@ -459,13 +462,14 @@ class PostgresDatabase:
 
         if self._held is None:
             self._held = await asyncpg.connect(self._url)
+        space = int(await self._held.fetchval(_SHARD_LOCK))
         taken: list[int] = []
         for key in keys:
             if not await self._held.fetchval("SELECT pg_try_advisory_lock($1, $2)",
-                                             _SHARD_LOCK, key):
+                                             space, key):
                 for done in taken:
                     await self._held.execute("SELECT pg_advisory_unlock($1, $2)",
-                                             _SHARD_LOCK, done)
+                                             space, done)
                 return key
             taken.append(key)
         return None

@@ -125,3 +125,23 @@ async def test_a_shard_runs_in_one_process_only(pair) -> None:
         await two.claim_shards(ShardSet(2, frozenset({0})))
     finally:
         await three.close()
+
+
+async def test_bots_in_two_schemas_each_run_their_shard_zero(pair) -> None:
+    # Advisory locks are one space per database: a bot keeping its tables in another schema of
+    # the same database (or another test run on the same server) has shards of its own.
+    import uuid
+
+    from bot.shards import ShardSet
+    from tests.conftest import postgres_base_url
+
+    one, _, _ = pair
+    await one.claim_shards(ShardSet(2, frozenset({0})))
+    base, schema = postgres_base_url(), f"t_{uuid.uuid4().hex[:12]}"
+    await run_sql(base, f"CREATE SCHEMA {schema}")
+    other = await Storage.open(f"{base}{'&' if '?' in base else '?'}search_path={schema}")
+    try:
+        await other.claim_shards(ShardSet(2, frozenset({0})))
+    finally:
+        await other.close()
+        await run_sql(base, f"DROP SCHEMA {schema} CASCADE")
