@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import signal
 import time
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 import yarl
 from discord import app_commands
-from discord.ext import commands
+from discord.ext import commands, tasks
 
 from bot.games.game_service import GameService, LiveGame, MoveOutcome, UserError
 from bot.games.history import HistoryService
@@ -27,6 +28,7 @@ from bot.money.ledger_service import LedgerService
 from bot.ops.backup import DailyBackups
 from bot.ops.config import Config
 from bot.ops.dblock import hold_database
+from bot.ops.failures import FailureLog
 from bot.pictures.drawing import pictures
 from bot.pictures.text import EXPIRED, RESTARTING, quote, result_announcement, result_text
 from bot.shards import ShardSet
@@ -137,8 +139,21 @@ class SpiteBot(Host):
         self._seed_source = seed_source
         self._clock = clock or time.time
         self._computer_tasks: dict[int, asyncio.Task[None]] = {}
-        self._ticker: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        # Housekeeping: a round every ``tick`` seconds. A round that fails is logged and the
+        # next one runs all the same; the start-up steps (the computer's turns, boards and
+        # results left behind by a restart) are part of the rounds until they have succeeded.
+        self.housekeeping = tasks.loop(seconds=config.tick)(self._housekeeping_round)
+        self.housekeeping.before_loop(self._before_housekeeping)
+        # Typed for a loop declared in a class (self, error); one made per bot gets (error).
+        self.housekeeping.error(self._housekeeping_stopped)  # type: ignore[type-var]
+        self._recovered = False
+        self._backups: DailyBackups | None = None
+        self._last_ok: float | None = None
+        self._failing_since: float | None = None
+        self._last_error: str | None = None
+        self.failures = FailureLog(log)
+        """What failed, said once per kind per minute (Discord and the database)."""
         self._stopping: asyncio.Task[None] | None = None
 
     @property
@@ -191,7 +206,7 @@ class SpiteBot(Host):
             await self.tree.sync(guild=guild)
         else:
             await self.tree.sync()
-        self._ticker = asyncio.create_task(self._tick_loop(), name="ticker")
+        self.housekeeping.start()
 
     @property
     def stopping(self) -> bool:
@@ -217,7 +232,9 @@ class SpiteBot(Host):
         def left(at_most: float) -> float:
             return max(0.1, min(at_most, deadline - loop.time()))
 
-        owned = [t for t in (self._ticker, *self._computer_tasks.values(), *self._tasks) if t]
+        self.housekeeping.cancel()
+        ticker = self.housekeeping.get_task()
+        owned = [t for t in (ticker, *self._computer_tasks.values(), *self._tasks) if t]
         for task in owned:
             task.cancel()
         await asyncio.gather(*owned, return_exceptions=True)
@@ -381,6 +398,13 @@ class SpiteBot(Host):
                          f"{format_amount(abs(owed), live.currency)} in all.")
         return " ".join(parts)
 
+    async def announce_results(self) -> None:
+        """Announce every finished game's result not announced yet (one at a time each)."""
+        for game_id in await self.service.results_unannounced():
+            name = f"result-{game_id}"
+            if not any(t.get_name() == name and not t.done() for t in self._tasks):
+                self._background(self.announce_result(game_id), name)
+
     def _background(self, coro: Any, name: str) -> None:
         task = asyncio.create_task(coro, name=name)
         self._tasks.add(task)
@@ -413,31 +437,63 @@ class SpiteBot(Host):
 
     # ------------------------------------------------------------------ housekeeping
 
-    async def _tick_loop(self) -> None:
+    async def _before_housekeeping(self) -> None:
         await self.wait_until_ready()
+
+    async def _housekeeping_round(self) -> None:
+        """One round: the start-up steps until they have all succeeded once, then ``tick``;
+        the daily backup; the heartbeat. Nothing in it stops the loop: a failure is logged
+        (once a minute while it lasts) and the next round tries again."""
+        try:
+            if not self._recovered:
+                await self.recover()
+                self._recovered = True
+            await self.tick()
+        except Exception as exc:
+            now = time.time()
+            if self._failing_since is None:
+                self._failing_since = now
+            self._last_error = f"{type(exc).__name__}: {exc}"[:300]
+            self.failures.failed("housekeeping", "housekeeping failed (the next round, in "
+                                 "%.0f s, tries again): %s", self.config.tick,
+                                 self._last_error, level=logging.ERROR, exc=exc)
+        else:
+            self._last_ok = time.time()
+            self._failing_since = self._last_error = None
+            self.failures.recovered("housekeeping", "housekeeping works again")
+        if self._backups is None:
+            self._backups = DailyBackups(self.config.database, self.config.backup_keep,
+                                         self._clock)
+        await self._backups.run_due()  # in a thread; logs its own failures
+        self._beat()
+
+    async def recover(self) -> None:
+        """What a restart may have left behind: the computer's turns, boards that fell
+        behind, results not announced, ratings of games finished before a crash."""
         for live in await self.service.active_games():
             self._maybe_computer(live)  # a restart must not leave the computer's turn hanging
         await self.repair_boards()
-        for game_id in await self.service.results_unannounced():
-            self._background(self.announce_result(game_id), f"result-{game_id}")
+        await self.announce_results()
         for guild in self.guilds:
             await self.ledger.update_ratings(guild.id)  # games finished before a crash
-        backups = DailyBackups(self.config.database, self.config.backup_keep, self._clock)
-        while not self.is_closed():
-            try:
-                await self.tick()
-                self._beat()
-            except Exception:
-                log.exception("housekeeping failed")
-            await backups.run_due()  # in a thread; logs its own failures
-            await asyncio.sleep(self.config.tick)
 
-    def _beat(self) -> None:
-        # ``python -m bot health`` (Docker's HEALTHCHECK) reads this file's age.
+    async def _housekeeping_stopped(self, exc: BaseException) -> None:
+        # Only a bug gets here (a round catches its own failures): say so where the health
+        # check looks, at once, rather than after the heartbeat has gone stale.
+        log.critical("the housekeeping loop stopped: no more reminders, claims, backups or "
+                     "computer turns until the bot is restarted", exc_info=exc)
+        self._beat(stopped=f"{type(exc).__name__}: {exc}"[:300])
+
+    def _beat(self, stopped: str | None = None) -> None:
+        # ``python -m bot health`` (Docker's HEALTHCHECK) reads this file: its age says the
+        # loop is alive, its words how the last rounds went.
         path = self.config.heartbeat_path
+        state = {"loop": "stopped" if stopped else "running", "stopped_by": stopped,
+                 "last_ok": self._last_ok, "failing_since": self._failing_since,
+                 "last_error": self._last_error}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.touch()
+            path.write_text(json.dumps(state))
         except OSError as exc:
             log.warning("can't write the heartbeat %s: %s", path, exc)
 
