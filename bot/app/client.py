@@ -32,16 +32,19 @@ from bot.ops.failures import FailureLog
 from bot.pictures.drawing import pictures
 from bot.pictures.text import EXPIRED, RESTARTING, quote, result_announcement, result_text
 from bot.shards import ShardSet
-from bot.storage import Storage
+from bot.storage import Storage, StorageError
 
+from . import retry
 from .board import BoardPublisher
 from .host import Host, Interaction
+from .retry import describe, retryable, with_retries
 from .ui import (
     DYNAMIC_ITEMS,
     ClaimButton,
     Controls,
     answer_stale_click,
     challenge_controls,
+    failure_reply,
     reply_error,
     result_controls,
 )
@@ -60,6 +63,13 @@ STOP_SECONDS = 8.0
 kills a container 10 s after its SIGTERM unless told otherwise. A board not drawn by then is
 drawn at the next start (``BoardPublisher.repair_boards``), so only a moment is lost."""
 """Names of the tasks discord.py runs interaction handlers in (awaited when stopping)."""
+
+
+THREAD_TIMEOUT = 10.0
+"""Seconds a new game waits for its thread before it is played in the channel instead."""
+
+NO_THREAD = ("🧵 I couldn't open a thread for this game (Discord didn't answer in time), so "
+             "it is played right here in the channel.")
 
 
 def apply_endpoints(config: Config) -> None:
@@ -103,9 +113,9 @@ class SpiteTree(app_commands.CommandTree[Host]):
         elif isinstance(error, app_commands.CheckFailure):
             message = "You can't use that command here."
         else:
-            log.error("command %s failed", interaction.command and interaction.command.name,
-                      exc_info=original)
-            message = "Sorry, something went wrong on my side. Nothing was changed."
+            message = failure_reply(interaction.client, original,
+                                    f"command {interaction.command and interaction.command.name}",
+                                    log)
         with contextlib.suppress(discord.HTTPException):
             await reply_error(interaction, message)
 
@@ -284,17 +294,20 @@ class SpiteBot(Host):
         """A new game: open its thread from ``origin_message_id`` (the challenge), post its
         board there (soon, off the interaction), and let the computer move if it starts.
         Returns the thread's id, or ``None`` when the game is played in the channel."""
+        note = None
         if origin_message_id is not None:
-            await self._open_thread(live, origin_message_id)
-        self.boards.request(live.id)
+            note = await self._open_thread(live, origin_message_id)
+        self.boards.request(live.id, note)
         self._maybe_computer(live)
         return live.thread_id
 
-    async def _open_thread(self, live: LiveGame, origin_message_id: int) -> None:
+    async def _open_thread(self, live: LiveGame, origin_message_id: int) -> str | None:
+        """Open the game's thread; a note for its first board if it had to stay in the
+        channel because Discord failed."""
         settings = await self.service.settings(live.guild_id)
         parent = self.get_channel(live.channel_id)
         if not settings.use_threads or not isinstance(parent, discord.TextChannel):
-            return  # threads switched off, or challenged in a thread (or a DM) already
+            return None  # threads switched off, or challenged in a thread (or a DM) already
         allowed = parent.permissions_for(parent.guild.me)
         missing = [name for name, ok in (
             ("Create Public Threads", allowed.create_public_threads),
@@ -311,21 +324,25 @@ class SpiteBot(Host):
                         "get a thread of its own and keep this channel tidy. (A server "
                         "manager can also turn threads off with `/settings threads:False`.)",
                         allowed_mentions=discord.AllowedMentions.none())
-            return
+            return None
         rules = self.service.facts(live).rules.name
         name = f"{live.names[0]} vs {live.names[1]} · {rules}"[:100]
         try:
-            thread = await parent.get_partial_message(origin_message_id).create_thread(
-                name=name, auto_archive_duration=10080)
-        except discord.HTTPException as exc:
-            log.warning("game %s: couldn't open a thread (%s); playing in the channel",
-                        live.id, exc.status)
-            return
-        await self.service.set_thread(live, thread.id)
+            # Bounded: discord.py tries a 5xx five times over 25 s, and the game waits.
+            thread = await asyncio.wait_for(
+                parent.get_partial_message(origin_message_id).create_thread(
+                    name=name, auto_archive_duration=10080), THREAD_TIMEOUT)
+            await self.service.set_thread(live, thread.id)
+        except (discord.HTTPException, TimeoutError, StorageError) as exc:
+            live.thread_id = None
+            self.failures.failed("thread", "game %s: couldn't open a thread (%s); the game is "
+                                 "played in the channel", live.id, describe(exc))
+            return NO_THREAD
         for user_id in live.players:
             if user_id != self.computer_id:
                 with contextlib.suppress(discord.HTTPException):
                     await thread.add_user(discord.Object(id=user_id))
+        return None
 
     async def _on_game_change(self, outcome: MoveOutcome) -> None:
         # Called by the service after every saved change, under the game's lock: only schedule.
@@ -350,9 +367,21 @@ class SpiteBot(Host):
                                  f"ratings-{live.id}")
 
     async def announce_result(self, game_id: int) -> None:
-        """Tell both players in the channel how the game ended (once, even across restarts),
-        with a Rematch button; then archive the game's thread."""
+        """Tell both players in the channel how the game ended (once, even across restarts
+        and failures: tried again with backoff, then at each housekeeping round), with a
+        Rematch button; then archive the game's thread."""
         await self.boards.drawn(game_id)  # the final board goes up in the thread first
+        try:
+            await with_retries(lambda: self._announce_result(game_id), kind="result",
+                               what=f"game {game_id}: announcing the result",
+                               failures=self.failures, base=self.retry_base, tries=6)
+        except Exception as exc:
+            self.failures.failed("result", "game %s: the result couldn't be announced (%s); "
+                                 "tried again at the next housekeeping round", game_id,
+                                 describe(exc), level=logging.ERROR,
+                                 exc=None if retryable(exc) else exc)
+
+    async def _announce_result(self, game_id: int) -> None:
         live = await self.service.game(game_id)
         if not live.finished or live.result_message_id is not None:
             return
@@ -368,8 +397,9 @@ class SpiteBot(Host):
             scores=facts.scores if facts.target is not None else None, target=facts.target,
             money=money)
         channel = self.get_partial_messageable(live.channel_id)
+        # The nonce: a try again after a lost answer gives back the message already posted.
         message = await channel.send(
-            text, view=result_controls(live.id),
+            text, view=result_controls(live.id), nonce=f"result:{live.id}",
             allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False))
         await self.service.set_result_message(live, message.id)
         if live.thread_id is not None:
@@ -530,25 +560,42 @@ class SpiteBot(Host):
             if live.on_turn == self.computer_id:
                 self._maybe_computer(live)  # e.g. after a move that failed to save
                 continue
-            # A game keeps the reminder and claim times it started with.
-            waited = now - live.turn_started_at
-            channel = self.get_partial_messageable(live.board_channel_id)
-            opponent = live.players[1 - live.turn_seat]
-            if (waited >= live.claim_s and not live.vs_computer
-                    and live.claim_offered_at is None):
-                await self.service.set_claim_offered(live)
-                view = Controls()
-                view.add_item(ClaimButton(live.id))
-                await channel.send(
-                    f"<@{opponent}>: <@{live.on_turn}> hasn't moved for {waited / 3600:.0f} "
-                    "hours. You may claim the game.", view=view,
-                    allowed_mentions=discord.AllowedMentions(users=True))
-            elif waited >= live.reminder_s and live.reminded_at is None:
-                await self.service.set_reminded(live)
-                await channel.send(
-                    f"⏰ <@{live.on_turn}>, it's your turn against "
-                    f"{live.names[1 - live.turn_seat]} (game #{live.id}).",
-                    allowed_mentions=discord.AllowedMentions(users=True))
+            try:
+                await self._notices(live, now)
+            except Exception as exc:
+                if not retryable(exc):
+                    raise
+                # Not noted as sent: the next round tries again (the nonce keeps Discord
+                # from showing it twice if only the answer was lost).
+                self.failures.failed("notice", "game %s: a reminder or claim notice couldn't "
+                                     "be posted (%s); tried again at the next round",
+                                     live.id, describe(exc))
+        await self.announce_results()  # those that failed before
+
+    async def _notices(self, live: LiveGame, now: float) -> None:
+        """The reminder or the claim notice the game is due, if any: posted first, then noted
+        (a notice noted but never posted would be lost; one posted twice, Discord drops by
+        its nonce)."""
+        # A game keeps the reminder and claim times it started with.
+        waited = now - live.turn_started_at
+        channel = self.get_partial_messageable(live.board_channel_id)
+        opponent = live.players[1 - live.turn_seat]
+        turn = int(live.turn_started_at)
+        if waited >= live.claim_s and not live.vs_computer and live.claim_offered_at is None:
+            view = Controls()
+            view.add_item(ClaimButton(live.id))
+            await asyncio.wait_for(channel.send(
+                f"<@{opponent}>: <@{live.on_turn}> hasn't moved for {waited / 3600:.0f} "
+                "hours. You may claim the game.", view=view, nonce=f"c{live.id}:{turn}"[:25],
+                allowed_mentions=discord.AllowedMentions(users=True)), retry.REST_TIMEOUT)
+            await self.service.set_claim_offered(live)
+        elif waited >= live.reminder_s and live.reminded_at is None:
+            await asyncio.wait_for(channel.send(
+                f"⏰ <@{live.on_turn}>, it's your turn against "
+                f"{live.names[1 - live.turn_seat]} (game #{live.id}).",
+                nonce=f"m{live.id}:{turn}"[:25],
+                allowed_mentions=discord.AllowedMentions(users=True)), retry.REST_TIMEOUT)
+            await self.service.set_reminded(live)
 
 
 class ShardedSpiteBot(SpiteBot, commands.AutoShardedBot):

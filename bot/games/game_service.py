@@ -17,6 +17,7 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,9 +46,13 @@ from engine.players import Player, make_player
 from .replay import GIVING_UP, ReplayError
 
 __all__ = ["SNAPSHOT_EVERY", "ChallengeExpired", "GameFacts", "GameService", "LiveGame",
-           "MoveOutcome", "UserError", "restore_match"]
+           "MoveOutcome", "UserError", "restore_match", "saved_here"]
 
 log = logging.getLogger(__name__)
+
+saved_here: ContextVar[bool] = ContextVar("saved_here", default=False)
+"""True in a task (an interaction's: discord.py runs each in its own) once it has saved a move
+or a new game: a failure after that point must not tell the player that nothing changed."""
 
 COMPUTER_LEVELS = ("easy", "normal", "hard")
 """The computer opponent's levels offered on Discord."""
@@ -394,6 +399,7 @@ class GameService:
             vs_computer=vs_computer,
             computer_level=level,
         )
+        saved_here.set(True)
         return await self._load(game_id)
 
     async def _load(self, game_id: int) -> LiveGame:
@@ -626,6 +632,7 @@ class GameService:
             self._drop(live.id)
             raise UserError("Sorry, that move couldn't be saved, so it didn't happen. "
                             "Please try again.")
+        saved_here.set(True)
         live.version = new_version
         if snapshot:
             live.state_version = new_version
