@@ -199,7 +199,8 @@ class SpiteBot(Host):
         # its housekeeping twice: the second refuses to start.
         await self.storage.claim_shards(self.config.shards or ShardSet.single())
         self.service = GameService(self.storage, computer_id=self.computer_id, clock=self._clock,
-                                   seed_source=self._seed_source, shards=self.config.shards)
+                                   seed_source=self._seed_source, shards=self.config.shards,
+                                   failures=self.failures)
         self.service.listeners.append(self._on_game_change)
         self._boards = BoardPublisher(self, self.config.board_delay)
         self.ledger = LedgerService(self.storage)
@@ -458,12 +459,16 @@ class SpiteBot(Host):
                     break
         except asyncio.CancelledError:
             raise
+        except UserError as exc:  # the database not answering: the next round tries again
+            self.failures.failed("database", "game %s: the computer's turn: %s", game_id, exc)
+            return
         except Exception:
             log.exception("game %s: the computer's turn failed", game_id)
         finally:
             self._computer_tasks.pop(game_id, None)
-        live = await self.service.game(game_id)
-        self._maybe_computer(live)  # the computer may be on turn again (e.g. a new game)
+        with contextlib.suppress(UserError, StorageError):  # tried again at the next round
+            live = await self.service.game(game_id)
+            self._maybe_computer(live)  # the computer may be on turn again (e.g. a new game)
 
     # ------------------------------------------------------------------ housekeeping
 
@@ -486,7 +491,8 @@ class SpiteBot(Host):
             self._last_error = f"{type(exc).__name__}: {exc}"[:300]
             self.failures.failed("housekeeping", "housekeeping failed (the next round, in "
                                  "%.0f s, tries again): %s", self.config.tick,
-                                 self._last_error, level=logging.ERROR, exc=exc)
+                                 self._last_error, level=logging.ERROR,
+                                 exc=None if isinstance(exc, StorageError) else exc)
         else:
             self._last_ok = time.time()
             self._failing_since = self._last_error = None

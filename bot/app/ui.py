@@ -44,6 +44,7 @@ from bot.games.game_service import (
 from bot.pictures.drawing import pictures
 from bot.pictures.render import BoardInfo
 from bot.pictures.text import (
+    DB_DOWN,
     MAX_MESSAGE,
     RESTARTING,
     SAVED_NOT_SHOWN,
@@ -53,6 +54,7 @@ from bot.pictures.text import (
     source_label,
     target_label,
 )
+from bot.storage import DatabaseUnavailable
 from engine import Move, View
 
 from .host import Host, Interaction, hosted
@@ -152,6 +154,9 @@ def failure_reply(client: Host, exc: BaseException, where: str,
     """Log a failure of an interaction (Discord's, once a minute; the bot's own, with its
     traceback, on ``logger``) and the apology to send: one that says so when the move was
     saved."""
+    if isinstance(exc, DatabaseUnavailable):
+        client.failures.failed("database", "%s: %s", where, exc)
+        return SAVED_NOT_SHOWN if saved_here.get() else DB_DOWN
     if isinstance(exc, (discord.HTTPException, TimeoutError, aiohttp.ClientError)):
         client.failures.failed("reply", "%s: answering failed (%s)", where, describe(exc))
     else:

@@ -23,9 +23,18 @@ from typing import Any
 
 from bot.errors import UserError
 from bot.money.stakes import game_entry
-from bot.pictures.text import describe_events, describe_history
+from bot.ops.failures import FailureLog
+from bot.pictures.text import DB_DOWN, describe_events, describe_history
 from bot.shards import ShardSet
-from bot.storage import ChallengeRow, GameEntry, GameRow, GuildSettings, Storage, StorageError
+from bot.storage import (
+    ChallengeRow,
+    DatabaseUnavailable,
+    GameEntry,
+    GameRow,
+    GuildSettings,
+    Storage,
+    StorageError,
+)
 from engine import (
     Event,
     GameOver,
@@ -193,8 +202,10 @@ class GameService:
     def __init__(self, storage: Storage, *, computer_id: int,
                  clock: Callable[[], float] = time.time,
                  seed_source: Callable[[], int] | None = None,
-                 shards: ShardSet | None = None) -> None:
+                 shards: ShardSet | None = None, failures: FailureLog | None = None) -> None:
         self.storage = storage
+        self.failures = failures or FailureLog(log)
+        """Where a database that is not answering is said, once a minute."""
         # A shard process loads and looks after the games of its own shards' servers only
         # (``None``: every server); their interactions reach no other process.
         self.shards = shards
@@ -623,6 +634,12 @@ class GameService:
                 turn_passed=turn_passed,
                 entry=entry,
             )
+        except DatabaseUnavailable as exc:
+            # Nothing of the move was kept (one transaction); said once a minute.
+            self.failures.failed("database", "game %s: a move couldn't be saved: %s",
+                                 live.id, exc)
+            self._drop(live.id)
+            raise UserError(DB_DOWN) from None
         except Exception:
             log.exception("game %s: saving a move failed", live.id)
             saved = False

@@ -61,6 +61,10 @@ SAVED_NOT_SHOWN = ("✅ That was saved, but I couldn't show it here just now (Di
                    "on.")
 """The apology for a failure after a move (or a new game) was saved: it did happen."""
 
+DB_DOWN = ("⏳ The database is not answering, so nothing was changed. Please try again in a "
+           "moment.")
+"""The answer while the database is down, unreachable, full or read-only."""
+
 PASS_HINT = "No card can move: /pass ends your turn."
 
 
