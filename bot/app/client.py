@@ -21,6 +21,7 @@ import yarl
 from discord import app_commands
 from discord.ext import commands, tasks
 
+from bot.failures import FailureLog
 from bot.games.game_service import GameService, LiveGame, MoveOutcome, UserError
 from bot.games.history import HistoryService
 from bot.money.amounts import format_amount
@@ -28,7 +29,6 @@ from bot.money.ledger_service import LedgerService
 from bot.ops.backup import DailyBackups
 from bot.ops.config import Config
 from bot.ops.dblock import hold_database
-from bot.ops.failures import FailureLog
 from bot.pictures.drawing import pictures
 from bot.pictures.text import EXPIRED, RESTARTING, quote, result_announcement, result_text
 from bot.shards import ShardSet

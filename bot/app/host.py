@@ -15,10 +15,10 @@ import discord
 from discord.ext import commands
 
 if TYPE_CHECKING:
+    from bot.failures import FailureLog
     from bot.games.game_service import GameService, LiveGame
     from bot.games.history import HistoryService
     from bot.money.ledger_service import LedgerService
-    from bot.ops.failures import FailureLog
 
 __all__ = ["BoardRequests", "ChallengeHandler", "Host", "Interaction", "hosted"]
 

@@ -21,7 +21,7 @@ from typing import TypeVar
 import aiohttp
 import discord
 
-from bot.ops.failures import FailureLog
+from bot.failures import FailureLog
 from bot.storage import StorageError
 
 __all__ = ["REST_TIMEOUT", "describe", "retry_after", "retryable", "with_retries"]

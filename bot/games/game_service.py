@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.errors import UserError
+from bot.failures import FailureLog
 from bot.money.stakes import game_entry
-from bot.ops.failures import FailureLog
 from bot.pictures.text import DB_DOWN, describe_events, describe_history
 from bot.shards import ShardSet
 from bot.storage import (
