@@ -416,6 +416,9 @@ class GameService:
     async def _load(self, game_id: int) -> LiveGame:
         try:
             row = await self.storage.get_game(game_id)
+        except DatabaseUnavailable as exc:
+            self.failures.failed("database", "game %s couldn't be read: %s", game_id, exc)
+            raise UserError(DB_DOWN) from None
         except StorageError as exc:
             log.error("game %s: damaged row: %s", game_id, exc)
             raise UserError("This game's saved record is damaged, so it can't be played. "

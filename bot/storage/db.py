@@ -201,7 +201,8 @@ class SqliteDatabase:
     after ``GROUP_MAX`` members or ``GROUP_WAIT`` seconds at most. Each member's
     ``transaction()`` block returns only once the group's commit is done, so a move is still
     acknowledged only once it is on disk; if the commit fails, every member of the group
-    raises.
+    raises. ``tests/bot/test_group_commit.py`` holds it to that under stress: hundreds of
+    concurrent savers with failures, cancellations at random moments and failing commits.
     """
 
     dialect = "sqlite"

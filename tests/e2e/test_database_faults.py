@@ -80,8 +80,9 @@ async def _moves_stored(world: World, game_id: int) -> list[str]:
     return [text for _, _, _, text in await world.bot.storage.move_log(game_id)]
 
 
-async def test_postgresql_stopped_mid_play_then_back(pg_world: World,
-                                                     private_postgres: PrivatePostgres) -> None:
+async def test_postgresql_stopped_mid_play_then_back(
+        pg_world: World, private_postgres: PrivatePostgres,
+        caplog: pytest.LogCaptureFixture) -> None:
     world = pg_world
     assert world.bot is not None
     await start_challenge(world, "kings")
@@ -117,6 +118,8 @@ async def test_postgresql_stopped_mid_play_then_back(pg_world: World,
         assert DB_DOWN in reply, reply
         await asyncio.sleep(0.2)
     assert resumed is not None, "play did not resume"
+    assert "damaged" not in caplog.text, "a database away is not a damaged game"
+    assert not [r for r in caplog.records if r.levelno >= 40 and r.name.startswith("bot")]
     acked.append(resumed)
     await world.settle()
     stored = await _moves_stored(world, game_id)
