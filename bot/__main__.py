@@ -42,17 +42,41 @@ def configure_logging(level: str) -> None:
 
 def health(config: Config, now: float | None = None) -> int:
     """``python -m bot health``: 0 while the running bot's housekeeping loop keeps writing its
-    heartbeat (the Docker HEALTHCHECK), 1 with the reason otherwise."""
+    heartbeat and its rounds succeed (the Docker HEALTHCHECK), 1 with the reason otherwise:
+    no heartbeat, a stale one, a loop that stopped, or rounds failing for longer than that."""
+    import json
+
     path = config.heartbeat_path
     allowed = max(3 * config.tick, 180.0)
+    now = time.time() if now is None else now
     try:
-        age = (time.time() if now is None else now) - path.stat().st_mtime
+        age = now - path.stat().st_mtime
+        text = path.read_text()
     except FileNotFoundError:
         print(f"unhealthy: no heartbeat at {path} (the bot isn't running, or not ready yet)")
+        return 1
+    try:
+        state = json.loads(text) if text.strip() else {}
+    except ValueError:
+        state = {}  # an older bot's empty heartbeat: its age says it all
+    if not isinstance(state, dict):
+        state = {}
+    if state.get("loop") == "stopped":
+        print(f"unhealthy: the housekeeping loop stopped ({state.get('stopped_by')}); "
+              "reminders, claims, backups and the computer's turns wait for a restart")
         return 1
     if age > allowed:
         print(f"unhealthy: the last heartbeat is {age:.0f} s old (allowed {allowed:.0f} s)")
         return 1
+    failing = state.get("failing_since")
+    if isinstance(failing, (int, float)) and now - failing > allowed:
+        print(f"unhealthy: housekeeping rounds have failed for {now - failing:.0f} s "
+              f"(last error: {state.get('last_error')})")
+        return 1
+    if isinstance(failing, (int, float)):
+        print(f"healthy: heartbeat {age:.0f} s ago, but the last rounds failed "
+              f"({state.get('last_error')}); retrying")
+        return 0
     print(f"healthy: heartbeat {age:.0f} s ago")
     return 0
 

@@ -11,6 +11,7 @@ fell behind (a crash between a move and its drawing) is found and drawn again af
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from typing import Any
 
@@ -23,6 +24,7 @@ from bot.pictures.text import board_fields, result_text, turn_summary
 from engine import View
 
 from .host import Host
+from .retry import describe, with_retries
 from .ui import Picture, board_controls, board_info
 
 __all__ = ["BoardPublisher"]
@@ -58,7 +60,7 @@ class BoardPublisher:
         """Wait until the game's pending board update (if any) is drawn."""
         task = self._pending.get(game_id)
         if task is not None:
-            await asyncio.gather(task, return_exceptions=True)
+            await asyncio.wait({task})  # a waiter cancelled doesn't cancel the drawing
 
     def request(self, game_id: int, note: str | None = None) -> None:
         """Ask for the board of ``game_id`` to be brought up to date soon."""
@@ -77,9 +79,17 @@ class BoardPublisher:
                 await asyncio.sleep(self.delay)
                 self._due.discard(game_id)
                 try:
-                    await self.publish(game_id)
-                except Exception:
-                    log.exception("game %s: updating the board failed", game_id)
+                    # Until Discord has it (the moves made meanwhile are drawn in the same go).
+                    await with_retries(lambda: self.publish(game_id), kind="board",
+                                       what=f"game {game_id}: updating the board",
+                                       failures=self.bot.failures, base=self.bot.retry_base)
+                except Exception as exc:
+                    # Not mended by trying again soon (a permission taken away, a channel
+                    # deleted, a bug): the housekeeping's next round finds the board behind.
+                    self.bot.failures.failed(
+                        "board", "game %s: updating the board failed (%s); tried again at the "
+                        "next housekeeping round", game_id, describe(exc), level=logging.ERROR,
+                        exc=None if isinstance(exc, discord.HTTPException) else exc)
         finally:
             self._pending.pop(game_id, None)
 
@@ -138,9 +148,14 @@ class BoardPublisher:
                 and facts.on_turn != self.bot.computer_id else None
             if mention:
                 payload["content"] = f"<@{mention}>, your turn! " + payload["content"]
+            # The nonce makes a post tried again after a lost answer give back the message
+            # the first try made (Discord's enforce_nonce), never a second board: one per
+            # turn, and one per board posted again in the same turn.
+            nonce = hashlib.blake2b(f"{game_id}:{key}:{live.board_message_id}".encode(),
+                                    digest_size=12).hexdigest()
             message = await channel.send(
                 allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False),
-                **payload,
+                nonce=nonce, **payload,
             )
             previous, previous_key = live.board_message_id, live.board_turn
             self._embeds[message.id] = payload["embed"]

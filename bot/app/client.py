@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import signal
 import time
@@ -18,8 +19,9 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 import yarl
 from discord import app_commands
-from discord.ext import commands
+from discord.ext import commands, tasks
 
+from bot.failures import FailureLog
 from bot.games.game_service import GameService, LiveGame, MoveOutcome, UserError
 from bot.games.history import HistoryService
 from bot.money.amounts import format_amount
@@ -30,17 +32,20 @@ from bot.ops.dblock import hold_database
 from bot.pictures.drawing import pictures
 from bot.pictures.text import EXPIRED, RESTARTING, quote, result_announcement, result_text
 from bot.shards import ShardSet
-from bot.storage import Storage
+from bot.storage import Storage, StorageError
 
+from . import retry
 from .board import BoardPublisher
 from .host import Host, Interaction
 from .options import misread_option
+from .retry import describe, retryable, with_retries
 from .ui import (
     DYNAMIC_ITEMS,
     ClaimButton,
     Controls,
     answer_unclaimed,
     challenge_controls,
+    failure_reply,
     reply_error,
     result_controls,
 )
@@ -59,6 +64,13 @@ STOP_SECONDS = 8.0
 kills a container 10 s after its SIGTERM unless told otherwise. A board not drawn by then is
 drawn at the next start (``BoardPublisher.repair_boards``), so only a moment is lost."""
 """Names of the tasks discord.py runs interaction handlers in (awaited when stopping)."""
+
+
+THREAD_TIMEOUT = 10.0
+"""Seconds a new game waits for its thread before it is played in the channel instead."""
+
+NO_THREAD = ("🧵 I couldn't open a thread for this game (Discord didn't answer in time), so "
+             "it is played right here in the channel.")
 
 
 def apply_endpoints(config: Config) -> None:
@@ -137,9 +149,9 @@ class SpiteTree(app_commands.CommandTree[Host]):
         elif isinstance(error, app_commands.CheckFailure):
             message = "You can't use that command here."
         else:
-            log.error("command %s failed", interaction.command and interaction.command.name,
-                      exc_info=original)
-            message = "Sorry, something went wrong on my side. Nothing was changed."
+            message = failure_reply(interaction.client, original,
+                                    f"command {interaction.command and interaction.command.name}",
+                                    log)
         with contextlib.suppress(discord.HTTPException):
             await reply_error(interaction, message)
 
@@ -173,8 +185,21 @@ class SpiteBot(Host):
         self._seed_source = seed_source
         self._clock = clock or time.time
         self._computer_tasks: dict[int, asyncio.Task[None]] = {}
-        self._ticker: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        # Housekeeping: a round every ``tick`` seconds. A round that fails is logged and the
+        # next one runs all the same; the start-up steps (the computer's turns, boards and
+        # results left behind by a restart) are part of the rounds until they have succeeded.
+        self.housekeeping = tasks.loop(seconds=config.tick)(self._housekeeping_round)
+        self.housekeeping.before_loop(self._before_housekeeping)
+        # Typed for a loop declared in a class (self, error); one made per bot gets (error).
+        self.housekeeping.error(self._housekeeping_stopped)  # type: ignore[type-var]
+        self._recovered = False
+        self._backups: DailyBackups | None = None
+        self._last_ok: float | None = None
+        self._failing_since: float | None = None
+        self._last_error: str | None = None
+        self.failures = FailureLog(log)
+        """What failed, said once per kind per minute (Discord and the database)."""
         self._stopping: asyncio.Task[None] | None = None
         self._dynamic_items: tuple[type[discord.ui.DynamicItem[Any]], ...] = ()
 
@@ -211,7 +236,8 @@ class SpiteBot(Host):
         # its housekeeping twice: the second refuses to start.
         await self.storage.claim_shards(self.config.shards or ShardSet.single())
         self.service = GameService(self.storage, computer_id=self.computer_id, clock=self._clock,
-                                   seed_source=self._seed_source, shards=self.config.shards)
+                                   seed_source=self._seed_source, shards=self.config.shards,
+                                   failures=self.failures)
         self.service.listeners.append(self._on_game_change)
         self._boards = BoardPublisher(self, self.config.board_delay)
         self.ledger = LedgerService(self.storage)
@@ -229,7 +255,7 @@ class SpiteBot(Host):
             await self.tree.sync(guild=guild)
         else:
             await self.tree.sync()
-        self._ticker = asyncio.create_task(self._tick_loop(), name="ticker")
+        self.housekeeping.start()
 
     @property
     def stopping(self) -> bool:
@@ -255,7 +281,9 @@ class SpiteBot(Host):
         def left(at_most: float) -> float:
             return max(0.1, min(at_most, deadline - loop.time()))
 
-        owned = [t for t in (self._ticker, *self._computer_tasks.values(), *self._tasks) if t]
+        self.housekeeping.cancel()
+        ticker = self.housekeeping.get_task()
+        owned = [t for t in (ticker, *self._computer_tasks.values(), *self._tasks) if t]
         for task in owned:
             task.cancel()
         await asyncio.gather(*owned, return_exceptions=True)
@@ -305,17 +333,20 @@ class SpiteBot(Host):
         """A new game: open its thread from ``origin_message_id`` (the challenge), post its
         board there (soon, off the interaction), and let the computer move if it starts.
         Returns the thread's id, or ``None`` when the game is played in the channel."""
+        note = None
         if origin_message_id is not None:
-            await self._open_thread(live, origin_message_id)
-        self.boards.request(live.id)
+            note = await self._open_thread(live, origin_message_id)
+        self.boards.request(live.id, note)
         self._maybe_computer(live)
         return live.thread_id
 
-    async def _open_thread(self, live: LiveGame, origin_message_id: int) -> None:
+    async def _open_thread(self, live: LiveGame, origin_message_id: int) -> str | None:
+        """Open the game's thread; a note for its first board if it had to stay in the
+        channel because Discord failed."""
         settings = await self.service.settings(live.terms.guild_id)
         parent = self.get_channel(live.terms.channel_id)
         if not settings.use_threads or not isinstance(parent, discord.TextChannel):
-            return  # threads switched off, or challenged in a thread (or a DM) already
+            return None  # threads switched off, or challenged in a thread (or a DM) already
         allowed = parent.permissions_for(parent.guild.me)
         missing = [name for name, ok in (
             ("Create Public Threads", allowed.create_public_threads),
@@ -332,21 +363,25 @@ class SpiteBot(Host):
                         "get a thread of its own and keep this channel tidy. (A server "
                         "manager can also turn threads off with `/settings threads:False`.)",
                         allowed_mentions=discord.AllowedMentions.none())
-            return
+            return None
         rules = self.service.facts(live).rules.name
         name = f"{live.names[0]} vs {live.names[1]} · {rules}"[:100]
         try:
-            thread = await parent.get_partial_message(origin_message_id).create_thread(
-                name=name, auto_archive_duration=10080)
-        except discord.HTTPException as exc:
-            log.warning("game %s: couldn't open a thread (%s); playing in the channel",
-                        live.id, exc.status)
-            return
-        await self.service.set_thread(live, thread.id)
+            # Bounded: discord.py tries a 5xx five times over 25 s, and the game waits.
+            thread = await asyncio.wait_for(
+                parent.get_partial_message(origin_message_id).create_thread(
+                    name=name, auto_archive_duration=10080), THREAD_TIMEOUT)
+            await self.service.set_thread(live, thread.id)
+        except (discord.HTTPException, TimeoutError, StorageError) as exc:
+            live.thread_id = None
+            self.failures.failed("thread", "game %s: couldn't open a thread (%s); the game is "
+                                 "played in the channel", live.id, describe(exc))
+            return NO_THREAD
         for user_id in live.players:
             if user_id != self.computer_id:
                 with contextlib.suppress(discord.HTTPException):
                     await thread.add_user(discord.Object(id=user_id))
+        return None
 
     async def _on_game_change(self, outcome: MoveOutcome) -> None:
         # Called by the service after every saved change, under the game's lock: only schedule.
@@ -371,9 +406,21 @@ class SpiteBot(Host):
                                  f"ratings-{live.id}")
 
     async def announce_result(self, game_id: int) -> None:
-        """Tell both players in the channel how the game ended (once, even across restarts),
-        with a Rematch button; then archive the game's thread."""
+        """Tell both players in the channel how the game ended (once, even across restarts
+        and failures: tried again with backoff, then at each housekeeping round), with a
+        Rematch button; then archive the game's thread."""
         await self.boards.drawn(game_id)  # the final board goes up in the thread first
+        try:
+            await with_retries(lambda: self._announce_result(game_id), kind="result",
+                               what=f"game {game_id}: announcing the result",
+                               failures=self.failures, base=self.retry_base, tries=6)
+        except Exception as exc:
+            self.failures.failed("result", "game %s: the result couldn't be announced (%s); "
+                                 "tried again at the next housekeeping round", game_id,
+                                 describe(exc), level=logging.ERROR,
+                                 exc=None if retryable(exc) else exc)
+
+    async def _announce_result(self, game_id: int) -> None:
         live = await self.service.game(game_id)
         if not live.finished or live.result_message_id is not None:
             return
@@ -389,8 +436,9 @@ class SpiteBot(Host):
             scores=facts.scores if facts.target is not None else None, target=facts.target,
             money=money)
         channel = self.get_partial_messageable(live.terms.channel_id)
+        # The nonce: a try again after a lost answer gives back the message already posted.
         message = await channel.send(
-            text, view=result_controls(live.id),
+            text, view=result_controls(live.id), nonce=f"result:{live.id}",
             allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False))
         await self.service.set_result_message(live, message.id)
         if live.thread_id is not None:
@@ -419,6 +467,13 @@ class SpiteBot(Host):
                          f"{format_amount(abs(owed), live.terms.currency)} in all.")
         return " ".join(parts)
 
+    async def announce_results(self) -> None:
+        """Announce every finished game's result not announced yet (one at a time each)."""
+        for game_id in await self.service.results_unannounced():
+            name = f"result-{game_id}"
+            if not any(t.get_name() == name and not t.done() for t in self._tasks):
+                self._background(self.announce_result(game_id), name)
+
     def _background(self, coro: Any, name: str) -> None:
         task = asyncio.create_task(coro, name=name)
         self._tasks.add(task)
@@ -442,40 +497,77 @@ class SpiteBot(Host):
                     break
         except asyncio.CancelledError:
             raise
+        except UserError as exc:  # the database not answering: the next round tries again
+            self.failures.failed("database", "game %s: the computer's turn: %s", game_id, exc)
+            return
         except Exception:
             log.exception("game %s: the computer's turn failed", game_id)
         finally:
             self._computer_tasks.pop(game_id, None)
-        live = await self.service.game(game_id)
-        self._maybe_computer(live)  # the computer may be on turn again (e.g. a new game)
+        with contextlib.suppress(UserError, StorageError):  # tried again at the next round
+            live = await self.service.game(game_id)
+            self._maybe_computer(live)  # the computer may be on turn again (e.g. a new game)
 
     # ------------------------------------------------------------------ housekeeping
 
-    async def _tick_loop(self) -> None:
+    async def _before_housekeeping(self) -> None:
         await self.wait_until_ready()
+
+    async def _housekeeping_round(self) -> None:
+        """One round: the start-up steps until they have all succeeded once, then ``tick``;
+        the daily backup; the heartbeat. Nothing in it stops the loop: a failure is logged
+        (once a minute while it lasts) and the next round tries again."""
+        try:
+            if not self._recovered:
+                await self.recover()
+                self._recovered = True
+            await self.tick()
+        except Exception as exc:
+            now = time.time()
+            if self._failing_since is None:
+                self._failing_since = now
+            self._last_error = f"{type(exc).__name__}: {exc}"[:300]
+            self.failures.failed("housekeeping", "housekeeping failed (the next round, in "
+                                 "%.0f s, tries again): %s", self.config.tick,
+                                 self._last_error, level=logging.ERROR,
+                                 exc=None if isinstance(exc, StorageError) else exc)
+        else:
+            self._last_ok = time.time()
+            self._failing_since = self._last_error = None
+            self.failures.recovered("housekeeping", "housekeeping works again")
+        if self._backups is None:
+            self._backups = DailyBackups(self.config.database, self.config.backup_keep,
+                                         self._clock)
+        await self._backups.run_due()  # in a thread; logs its own failures
+        self._beat()
+
+    async def recover(self) -> None:
+        """What a restart may have left behind: the computer's turns, boards that fell
+        behind, results not announced, ratings of games finished before a crash."""
         for live in await self.service.active_games():
             self._maybe_computer(live)  # a restart must not leave the computer's turn hanging
         await self.repair_boards()
-        for game_id in await self.service.results_unannounced():
-            self._background(self.announce_result(game_id), f"result-{game_id}")
+        await self.announce_results()
         for guild in self.guilds:
             await self.ledger.update_ratings(guild.id)  # games finished before a crash
-        backups = DailyBackups(self.config.database, self.config.backup_keep, self._clock)
-        while not self.is_closed():
-            try:
-                await self.tick()
-                self._beat()
-            except Exception:
-                log.exception("housekeeping failed")
-            await backups.run_due()  # in a thread; logs its own failures
-            await asyncio.sleep(self.config.tick)
 
-    def _beat(self) -> None:
-        # ``python -m bot health`` (Docker's HEALTHCHECK) reads this file's age.
+    async def _housekeeping_stopped(self, exc: BaseException) -> None:
+        # Only a bug gets here (a round catches its own failures): say so where the health
+        # check looks, at once, rather than after the heartbeat has gone stale.
+        log.critical("the housekeeping loop stopped: no more reminders, claims, backups or "
+                     "computer turns until the bot is restarted", exc_info=exc)
+        self._beat(stopped=f"{type(exc).__name__}: {exc}"[:300])
+
+    def _beat(self, stopped: str | None = None) -> None:
+        # ``python -m bot health`` (Docker's HEALTHCHECK) reads this file: its age says the
+        # loop is alive, its words how the last rounds went.
         path = self.config.heartbeat_path
+        state = {"loop": "stopped" if stopped else "running", "stopped_by": stopped,
+                 "last_ok": self._last_ok, "failing_since": self._failing_since,
+                 "last_error": self._last_error}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.touch()
+            path.write_text(json.dumps(state))
         except OSError as exc:
             log.warning("can't write the heartbeat %s: %s", path, exc)
 
@@ -512,25 +604,43 @@ class SpiteBot(Host):
             if live.on_turn == self.computer_id:
                 self._maybe_computer(live)  # e.g. after a move that failed to save
                 continue
-            # A game keeps the reminder and claim times it started with.
-            waited = now - live.turn_started_at
-            channel = self.get_partial_messageable(live.board_channel_id)
-            opponent = live.players[1 - live.turn_seat]
-            if (waited >= live.terms.claim_s and not live.terms.vs_computer
-                    and live.claim_offered_at is None):
-                await self.service.set_claim_offered(live)
-                view = Controls()
-                view.add_item(ClaimButton(live.id))
-                await channel.send(
-                    f"<@{opponent}>: <@{live.on_turn}> hasn't moved for {waited / 3600:.0f} "
-                    "hours. You may claim the game.", view=view,
-                    allowed_mentions=discord.AllowedMentions(users=True))
-            elif waited >= live.terms.reminder_s and live.reminded_at is None:
-                await self.service.set_reminded(live)
-                await channel.send(
-                    f"⏰ <@{live.on_turn}>, it's your turn against "
-                    f"{live.names[1 - live.turn_seat]} (game #{live.id}).",
-                    allowed_mentions=discord.AllowedMentions(users=True))
+            try:
+                await self._notices(live, now)
+            except Exception as exc:
+                if not retryable(exc):
+                    raise
+                # Not noted as sent: the next round tries again (the nonce keeps Discord
+                # from showing it twice if only the answer was lost).
+                self.failures.failed("notice", "game %s: a reminder or claim notice couldn't "
+                                     "be posted (%s); tried again at the next round",
+                                     live.id, describe(exc))
+        await self.announce_results()  # those that failed before
+
+    async def _notices(self, live: LiveGame, now: float) -> None:
+        """The reminder or the claim notice the game is due, if any: posted first, then noted
+        (a notice noted but never posted would be lost; one posted twice, Discord drops by
+        its nonce)."""
+        # A game keeps the reminder and claim times it started with.
+        waited = now - live.turn_started_at
+        channel = self.get_partial_messageable(live.board_channel_id)
+        opponent = live.players[1 - live.turn_seat]
+        turn = int(live.turn_started_at)
+        if (waited >= live.terms.claim_s and not live.terms.vs_computer
+                and live.claim_offered_at is None):
+            view = Controls()
+            view.add_item(ClaimButton(live.id))
+            await asyncio.wait_for(channel.send(
+                f"<@{opponent}>: <@{live.on_turn}> hasn't moved for {waited / 3600:.0f} "
+                "hours. You may claim the game.", view=view, nonce=f"c{live.id}:{turn}"[:25],
+                allowed_mentions=discord.AllowedMentions(users=True)), retry.REST_TIMEOUT)
+            await self.service.set_claim_offered(live)
+        elif waited >= live.terms.reminder_s and live.reminded_at is None:
+            await asyncio.wait_for(channel.send(
+                f"⏰ <@{live.on_turn}>, it's your turn against "
+                f"{live.names[1 - live.turn_seat]} (game #{live.id}).",
+                nonce=f"m{live.id}:{turn}"[:25],
+                allowed_mentions=discord.AllowedMentions(users=True)), retry.REST_TIMEOUT)
+            await self.service.set_reminded(live)
 
 
 class ShardedSpiteBot(SpiteBot, commands.AutoShardedBot):

@@ -15,6 +15,7 @@ import discord
 from discord.ext import commands
 
 if TYPE_CHECKING:
+    from bot.failures import FailureLog
     from bot.games.game_service import GameService, LiveGame
     from bot.games.history import HistoryService
     from bot.money.ledger_service import LedgerService
@@ -48,6 +49,11 @@ class Host(commands.Bot):
 
     service: GameService
     ledger: LedgerService
+    failures: FailureLog
+    """What failed around the bot (Discord, the database), logged once per kind a minute."""
+    retry_base = 1.0
+    """Seconds before what failed to reach Discord (a board, a result) is tried again, doubling
+    each time up to a minute, and never sooner than Discord's ``retry_after``."""
 
     @property
     @abstractmethod

@@ -34,14 +34,24 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+import aiohttp
 import discord
 
-from bot.games.game_service import GameFacts, LiveGame, MoveOutcome, UserError, moves_by_source
+from bot.games.game_service import (
+    GameFacts,
+    LiveGame,
+    MoveOutcome,
+    UserError,
+    moves_by_source,
+    saved_here,
+)
 from bot.pictures.drawing import pictures
 from bot.pictures.render import BoardInfo
 from bot.pictures.text import (
+    DB_DOWN,
     MAX_MESSAGE,
     RESTARTING,
+    SAVED_NOT_SHOWN,
     SORRY,
     clip,
     hand_text,
@@ -50,10 +60,12 @@ from bot.pictures.text import (
     source_label,
     target_label,
 )
+from bot.storage import DatabaseUnavailable
 from engine import Move, View
 
 from . import custom_ids as ids
 from .host import Host, Interaction, hosted
+from .retry import describe
 
 __all__ = [
     "BackButton",
@@ -70,6 +82,7 @@ __all__ = [
     "answer",
     "answer_unclaimed",
     "board_controls",
+    "failure_reply",
     "challenge_controls",
     "hand_payload",
     "reply_error",
@@ -137,11 +150,26 @@ class Guarded:
         except UserError as exc:
             with contextlib.suppress(discord.HTTPException):
                 await reply_error(interaction, str(exc))
-        except Exception:
-            log.exception("%s (game or challenge %s) failed", type(self).__name__,
-                          getattr(self, "game_id", getattr(self, "challenge_id", "?")))
+        except Exception as exc:
+            where = (f"{type(self).__name__} (game or challenge "
+                     f"{getattr(self, 'game_id', getattr(self, 'challenge_id', '?'))})")
             with contextlib.suppress(discord.HTTPException):
-                await reply_error(interaction, SORRY)
+                await reply_error(interaction, failure_reply(interaction.client, exc, where))
+
+
+def failure_reply(client: Host, exc: BaseException, where: str,
+                  logger: logging.Logger = log) -> str:
+    """Log a failure of an interaction (Discord's, once a minute; the bot's own, with its
+    traceback, on ``logger``) and the apology to send: one that says so when the move was
+    saved."""
+    if isinstance(exc, DatabaseUnavailable):
+        client.failures.failed("database", "%s: %s", where, exc)
+        return SAVED_NOT_SHOWN if saved_here.get() else DB_DOWN
+    if isinstance(exc, (discord.HTTPException, TimeoutError, aiohttp.ClientError)):
+        client.failures.failed("reply", "%s: answering failed (%s)", where, describe(exc))
+    else:
+        logger.error("%s failed", where, exc_info=exc)
+    return SAVED_NOT_SHOWN if saved_here.get() else SORRY
 
 
 class Controls(discord.ui.View):

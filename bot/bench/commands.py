@@ -245,12 +245,24 @@ def _hand(args: argparse.Namespace) -> list[dict[str, object]]:
     return [run_hand(args.store_games, args.repeats, args.seed)]
 
 
+def _chaos(args: argparse.Namespace) -> list[dict[str, object]]:
+    from .chaos_bench import run_chaos
+
+    database = args.database or "sqlite"
+    return [asyncio.run(run_chaos(args.games[0], duration=args.duration,
+                                  fault_rate=args.fault_rate, gateway_every=args.gateway_every,
+                                  database=database, db_outage=args.db_outage,
+                                  settle=args.settle, seed=args.seed,
+                                  board_delay=args.board_delay))]
+
+
 BENCHMARKS: dict[str, Callable[[argparse.Namespace], list[dict[str, object]]]] = {
     "render": lambda args: run_render(args.boards, args.seed),
     "ledger": _ledger,
     "storage": _storage,
     "hand": _hand,
     "load": _load,
+    "chaos": _chaos,
 }
 """The benchmarks by name."""
 
@@ -301,12 +313,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     load.add_argument("--shards", type=int, default=1,
                       help="bot processes, one shard each (needs --database postgresql://…)")
     load.add_argument("--database", default=None,
-                      help="a postgresql:// server (a scratch schema of it) instead of SQLite")
+                      help="a postgresql:// server (a scratch schema of it) instead of SQLite; "
+                      "chaos also takes 'private' (a server of its own, stopped mid-run)")
+    chaos = parser.add_argument_group("chaos", "the load's players under injected faults "
+                                      "(see chaos_bench; --games, --duration, --seed, "
+                                      "--board-delay and --database too)")
+    chaos.add_argument("--fault-rate", type=float, default=0.05,
+                       help="share of the REST calls answered 500/502/503/429")
+    chaos.add_argument("--gateway-every", type=float, default=30.0,
+                       help="seconds between gateway drops, on average")
+    chaos.add_argument("--db-outage", type=float, default=30.0,
+                       help="with --database private: seconds PostgreSQL is stopped mid-run")
+    chaos.add_argument("--settle", type=float, default=90.0,
+                       help="seconds the bot gets to catch up after the faults stop")
     args = parser.parse_args(argv)
     if args.boards < 1:
         parser.error("--boards must be at least 1")
     # "all" is the quick ones; storage and load take minutes and are asked for by name.
-    names = [n for n in BENCHMARKS if n not in ("load", "storage")] if args.benchmark == "all" \
+    names = [n for n in BENCHMARKS if n not in ("load", "storage", "chaos")] \
+        if args.benchmark == "all" \
         else [args.benchmark]
     for name in names:
         for line in BENCHMARKS[name](args):

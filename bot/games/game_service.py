@@ -17,14 +17,17 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.failures import FailureLog
 from bot.money.stakes import game_entry
-from bot.pictures.text import describe_events, describe_history
+from bot.pictures.text import DB_DOWN, describe_events, describe_history
 from bot.shards import ShardSet
 from bot.storage import (
     ChallengeRow,
+    DatabaseUnavailable,
     GameEntry,
     GameRow,
     GameTerms,
@@ -53,9 +56,13 @@ from engine.players import Player, make_player
 from .replay import GIVING_UP, ReplayError
 
 __all__ = ["SNAPSHOT_EVERY", "ChallengeExpired", "GameFacts", "GameService", "LiveGame",
-           "MoveOutcome", "UserError", "restore_match"]
+           "MoveOutcome", "UserError", "restore_match", "saved_here"]
 
 log = logging.getLogger(__name__)
+
+saved_here: ContextVar[bool] = ContextVar("saved_here", default=False)
+"""True in a task (an interaction's: discord.py runs each in its own) once it has saved a move
+or a new game: a failure after that point must not tell the player that nothing changed."""
 
 COMPUTER_LEVELS = ("easy", "normal", "hard")
 """The computer opponent's levels offered on Discord."""
@@ -187,8 +194,10 @@ class GameService:
     def __init__(self, storage: Storage, *, computer_id: int,
                  clock: Callable[[], float] = time.time,
                  seed_source: Callable[[], int] | None = None,
-                 shards: ShardSet | None = None) -> None:
+                 shards: ShardSet | None = None, failures: FailureLog | None = None) -> None:
         self.storage = storage
+        self.failures = failures or FailureLog(log)
+        """Where a database that is not answering is said, once a minute."""
         # A shard process loads and looks after the games of its own shards' servers only
         # (``None``: every server); their interactions reach no other process.
         self.shards = shards
@@ -393,11 +402,15 @@ class GameService:
             vs_computer=vs_computer,
             computer_level=level,
         )
+        saved_here.set(True)
         return await self._load(game_id)
 
     async def _load(self, game_id: int) -> LiveGame:
         try:
             row = await self.storage.get_game(game_id)
+        except DatabaseUnavailable as exc:
+            self.failures.failed("database", "game %s couldn't be read: %s", game_id, exc)
+            raise UserError(DB_DOWN) from None
         except StorageError as exc:
             log.error("game %s: damaged row: %s", game_id, exc)
             raise UserError("This game's saved record is damaged, so it can't be played. "
@@ -617,6 +630,12 @@ class GameService:
                 turn_passed=turn_passed,
                 entry=entry,
             )
+        except DatabaseUnavailable as exc:
+            # Nothing of the move was kept (one transaction); said once a minute.
+            self.failures.failed("database", "game %s: a move couldn't be saved: %s",
+                                 live.id, exc)
+            self._drop(live.id)
+            raise UserError(DB_DOWN) from None
         except Exception:
             log.exception("game %s: saving a move failed", live.id)
             saved = False
@@ -626,6 +645,7 @@ class GameService:
             self._drop(live.id)
             raise UserError("Sorry, that move couldn't be saved, so it didn't happen. "
                             "Please try again.")
+        saved_here.set(True)
         live.version = new_version
         if snapshot:
             live.state_version = new_version

@@ -58,6 +58,15 @@ MAX_MESSAGE = 2000
 
 SORRY = "Sorry, something went wrong on my side. Nothing was changed."
 
+SAVED_NOT_SHOWN = ("✅ That was saved, but I couldn't show it here just now (Discord didn't "
+                   "answer). The board shows it; press **Show my hand** or use `/hand` to go "
+                   "on.")
+"""The apology for a failure after a move (or a new game) was saved: it did happen."""
+
+DB_DOWN = ("⏳ The database is not answering, so nothing was changed. Please try again in a "
+           "moment.")
+"""The answer while the database is down, unreachable, full or read-only."""
+
 PASS_HINT = "No card can move: /pass ends your turn."
 
 

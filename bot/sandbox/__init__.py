@@ -7,6 +7,8 @@ See ``server.py`` for the overview. Public names:
 * :class:`InteractionRecord` / :class:`CallbackRecord` - what the bot answered.
 * :func:`running_bot` / :func:`start_bot` / :class:`BotHandle` - run a client against it.
 * :class:`ErrorLogGuard` - fail on logged errors (discord.py swallows handler exceptions).
+* :class:`FaultPlan` / :class:`Fault` / :class:`GatewayChaos` - faults injected into REST calls
+  (``fake.faults``) and the gateway (``faults.py``).
 * Model classes (``FakeGuild``, ``FakeMessage``...) and :class:`Upload`.
 * Fixtures live in :mod:`.fixtures` (import them explicitly).
 """
@@ -14,6 +16,7 @@ See ``server.py`` for the overview. Public names:
 from __future__ import annotations
 
 from .fake_errors import ApiError, FakeDiscordError, FakeDiscordTimeout
+from .faults import OK, Fault, FaultPlan, GatewayChaos, InjectedFault, route_kind
 from .interactions import CallbackRecord, CallbackType, InteractionRecord, InteractionType
 from .logguard import ErrorLogGuard
 from .models import (
@@ -50,15 +53,21 @@ __all__ = [
     "FakeMessage",
     "FakeRole",
     "FakeUser",
+    "Fault",
+    "FaultPlan",
+    "GatewayChaos",
+    "InjectedFault",
     "InteractionRecord",
     "InteractionType",
     "LatencyReport",
     "MessageFlags",
     "MessageRevision",
+    "OK",
     "Perm",
     "RegisteredCommand",
     "RequestRecord",
     "Upload",
+    "route_kind",
     "running_bot",
     "start_bot",
 ]

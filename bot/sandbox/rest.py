@@ -20,8 +20,10 @@ Protocol details that matter to discord.py 2.7 (``discord/http.py``,
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import math
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import BodyPartReader, web
 
 from .fake_errors import ApiError
+from .faults import Fault, route_kind
 from .gateway import INTENT_GUILD_MEMBERS, INTENT_GUILDS
 from .models import JSON, ChannelType, FakeChannel, FakeGuild, FakeMessage, Perm, iso
 from .server import API_VERSION, RequestRecord, UploadedFile
@@ -245,6 +248,11 @@ class RestApi:
             fake.rejected.append(record)
             return _json({"message": "401: Unauthorized", "code": 0}, 401)
 
+        fault = fake.faults.pick(route_kind(request.method, path), record)
+        if fault is not None:
+            answer = await self._injected(fault, record)
+            if answer is not None:
+                return answer
         api_request = ApiRequest(
             method=request.method,
             path=path,
@@ -266,11 +274,36 @@ class RestApi:
             fake._internal_error(f"{request.method} {path}", exc)
             record.status = 400
             return _json({"message": f"fake discord internal error: {exc!r}", "code": 0}, 400)
+        if fault is not None and fault.what == "error":  # applied, its answer lost
+            record.status, record.error = fault.status, f"injected {fault}"
+            return _json({"message": f"{fault.status}: injected fault", "code": 0},
+                         fault.status)
         if result is None:
             record.status = 204
             return web.Response(status=204)
         record.status = 200
         return _json(result)
+
+    async def _injected(self, fault: Fault, record: RequestRecord) -> web.Response | None:
+        """The answer of an injected fault, or None when the call goes on (slow, or an
+        error answered after carrying the call out)."""
+        if fault.what == "slow":
+            await asyncio.sleep(fault.delay)
+            return None
+        if fault.what == "error" and fault.applied:
+            return None
+        record.status, record.error = fault.status, f"injected {fault}"
+        self.fake.notify()
+        if fault.what == "rate_limited":
+            # As Discord: the body's retry_after, Retry-After, and Via (without which
+            # discord.py takes a 429 for a Cloudflare ban and doesn't retry).
+            body = {"message": "You are being rate limited.", "retry_after": fault.retry_after,
+                    "global": False}
+            return web.Response(body=json.dumps(body).encode(), status=429, headers={
+                "Content-Type": "application/json", "Via": "1.1 google",
+                "Retry-After": str(max(1, math.ceil(fault.retry_after))),
+                "X-RateLimit-Scope": "user"})
+        return _json({"message": f"{fault.status}: injected fault", "code": 0}, fault.status)
 
     def _match(self, method: str, path: str) -> tuple[_Route | None, dict[str, str]]:
         for route in self.routes:
@@ -531,6 +564,12 @@ class RestApi:
         body = req.body()
         if int(body.get("flags") or 0) & 64:
             raise ApiError.form([("flags", "Only interaction responses can be ephemeral")])
+        if body.get("enforce_nonce") and body.get("nonce"):
+            # As Discord: the same nonce from the same author in the same channel within a
+            # few minutes gives back the message already created (a retry after a timeout).
+            same = self.fake.message_by_nonce(channel, str(body["nonce"]))
+            if same is not None:
+                return self.fake.message_payload(same)
         msg = self.fake.create_message(channel, self.fake.bot_user, body, req.files)
         return self.fake.message_payload(msg)
 

@@ -48,6 +48,7 @@ from aiohttp import WSMsgType, web
 
 from . import validation
 from .fake_errors import ApiError, FakeDiscordError, FakeDiscordTimeout
+from .faults import FaultPlan
 from .gateway import (
     INTENT_DIRECT_MESSAGES,
     INTENT_GUILD_MEMBERS,
@@ -79,6 +80,7 @@ from .models import (
     ATTACHMENT_SIZE_LIMIT,
     DEFAULT_BOT_PERMISSIONS,
     DEFAULT_EVERYONE_PERMISSIONS,
+    DISCORD_EPOCH_MS,
     JSON,
     ChannelType,
     FakeAttachment,
@@ -239,6 +241,9 @@ class FakeDiscord:
         self._waiters: set[asyncio.Future[None]] = set()
         self._runner: web.AppRunner | None = None
         self._port: int | None = None
+
+        #: Faults injected into REST calls (``faults.py``); none unless a test adds some.
+        self.faults = FaultPlan()
 
         from .rest import RestApi  # local import: rest.py imports this module
 
@@ -586,6 +591,21 @@ class FakeDiscord:
                 continue
             result.append(msg)
         return result
+
+    NONCE_WINDOW = 300.0
+    """Seconds a message's nonce is remembered (``enforce_nonce``), as on Discord."""
+
+    def message_by_nonce(self, channel: FakeChannel, nonce: str) -> FakeMessage | None:
+        """The bot's live message in ``channel`` with ``nonce``, created in the last
+        :attr:`NONCE_WINDOW` seconds."""
+        horizon = int((time.time() - self.NONCE_WINDOW) * 1000) - DISCORD_EPOCH_MS
+        for msg in reversed(list(self.messages_by_id.values())):
+            if (msg.id >> 22) < horizon:
+                break  # by id, oldest first: the rest are older still
+            if (msg.channel_id == channel.id and msg.nonce == nonce and not msg.deleted
+                    and msg.author.id == self.bot_user.id):
+                return msg
+        return None
 
     def last_message(self, channel: FakeChannel, *, include_ephemeral: bool = True) -> FakeMessage:
         msgs = self.messages(channel, include_ephemeral=include_ephemeral)

@@ -28,7 +28,7 @@ from . import copy
 from .base import Records
 from .challenge_records import ChallengeRecords
 from .db import is_postgres_url, open_database, sqlite_path
-from .errors import ShardInUse
+from .errors import DatabaseUnavailable, ShardInUse
 from .game_records import GameRecords
 from .ledger_records import LedgerRecords
 from .migrations_sqlite import SQLITE_SCHEMA_VERSION
@@ -52,6 +52,7 @@ __all__ = [
     "SETTING_COLUMNS",
     "SQLITE_SCHEMA_VERSION",
     "ChallengeRow",
+    "DatabaseUnavailable",
     "GameEntry",
     "GameRow",
     "GameTerms",

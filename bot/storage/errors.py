@@ -1,8 +1,8 @@
-"""The storage's two errors."""
+"""The storage's errors."""
 
 from __future__ import annotations
 
-__all__ = ["OwedExceeded", "ShardInUse", "StorageError"]
+__all__ = ["DatabaseUnavailable", "OwedExceeded", "ShardInUse", "StorageError"]
 
 
 class StorageError(RuntimeError):
@@ -19,3 +19,13 @@ class OwedExceeded(ValueError):
 
 class ShardInUse(StorageError):
     """Another process already runs one of this process's shards on the database."""
+
+
+class DatabaseUnavailable(StorageError):
+    """The database can't do the work now, though nothing is wrong with the data: the server
+    is down or unreachable, the disk is full, the file is read-only. Nothing of the failed
+    transaction was kept; the same work may succeed later."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}{f' ({detail})' if detail else ''}")
+        self.reason = reason
