@@ -320,8 +320,8 @@ class SandboxPage:
 
         embeds = []
         for embed in message.embeds:
-            shown: JSON = {k: embed[k] for k in ("title", "description", "color", "fields", "footer",
-                                           "author", "url") if k in embed}
+            shown: JSON = {k: embed[k] for k in ("title", "description", "color", "fields",
+                                                 "footer", "author", "url") if k in embed}
             for key in ("image", "thumbnail"):
                 url = picture((embed.get(key) or {}).get("url"))
                 if url:
