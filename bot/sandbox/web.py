@@ -30,7 +30,15 @@ from aiohttp import WSMsgType, web
 
 from .fake_errors import FakeDiscordError
 from .interactions import InteractionRecord, InteractionType
-from .models import JSON, ChannelType, FakeChannel, FakeMember, FakeMessage, FakeUser
+from .models import (
+    JSON,
+    ChannelType,
+    FakeChannel,
+    FakeMember,
+    FakeMessage,
+    FakeUser,
+    MessageFlags,
+)
 from .world import BOT_NAME, SandboxWorld
 
 __all__ = ["SandboxPage"]
@@ -348,10 +356,16 @@ class SandboxPage:
             "components": message.components,
             "ephemeral": message.ephemeral,
             "loading": message.loading,
-            "edited": message.edited_at is not None and not message.loading,
+            "edited": self._edited(message),
             "time": message.created_at,
             "command": command,
         }
+
+    @staticmethod
+    def _edited(message: FakeMessage) -> bool:
+        # The answer that replaces a "thinking…" placeholder is not an edit to the person.
+        answered = bool(message.history) and bool(message.history[0].flags & MessageFlags.LOADING)
+        return len(message.history) > (1 if answered else 0) and not message.loading
 
     @staticmethod
     def _attachment_url(attachment_id: int, filename: str) -> str:
