@@ -19,14 +19,23 @@ from pathlib import Path
 
 from .server import FakeDiscord
 from .web import SandboxPage
-from .world import BOT_NAME, SandboxWorld, load_world, new_world, rebase_attachments, save_world
+from .world import (
+    BOT_NAME,
+    SandboxWorld,
+    load_world,
+    new_world,
+    rebase_attachments,
+    save_world,
+    tidy,
+)
 
 __all__ = ["SAVE_EVERY", "Sandbox", "run_sandbox"]
 
 log = logging.getLogger("bot.sandbox")
 
 SAVE_EVERY = 30.0
-"""Seconds between saves of the fake's state while it changes (and once more at the stop)."""
+"""Seconds between tidyings and saves of the fake's state while it changes (and once more at
+the stop)."""
 
 RunBot = Callable[[FakeDiscord], Awaitable[None]]
 
@@ -52,9 +61,8 @@ class Sandbox:
         except OSError:
             await self.fake.stop()
             raise
-        if self.folder is not None:
-            self.fake.listeners.append(self._dirty.set)
-            self._saver = asyncio.create_task(self._save_now_and_then(), name="sandbox-saver")
+        self.fake.listeners.append(self._dirty.set)
+        self._saver = asyncio.create_task(self._save_now_and_then(), name="sandbox-saver")
 
     async def stop(self) -> None:
         """Save the fake's state (with the folder), close the page, then the fake."""
@@ -75,6 +83,7 @@ class Sandbox:
             await self._dirty.wait()
             await asyncio.sleep(SAVE_EVERY)
             self._dirty.clear()
+            tidy(self.fake)
             try:
                 self.save()
             except OSError as exc:

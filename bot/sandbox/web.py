@@ -65,7 +65,7 @@ class _Viewer:
     def __init__(self, ws: web.WebSocketResponse, member: FakeMember) -> None:
         self.ws = ws
         self.member = member
-        self.sent: dict[int, tuple[int, bool, int]] = {}
+        self.sent: dict[int, tuple[float, bool, int]] = {}
         self.floor: dict[int, int] = {}
         self.channels: Any = None
         self.commands: Any = None
@@ -88,7 +88,7 @@ class SandboxPage:
 
     async def start(self, port: int = 8080) -> None:
         """Listen on 127.0.0.1:``port`` (0: any free port)."""
-        app = web.Application()
+        app = web.Application(middlewares=[self._only_this_machine])
         app.router.add_get("/", self._index)
         app.router.add_get("/static/{name}", self._static)
         app.router.add_get("/attachments/{attachment_id}/{filename}", self._attachment)
@@ -124,6 +124,20 @@ class SandboxPage:
         if self._port is None:
             raise RuntimeError("the page is not served yet")
         return f"http://127.0.0.1:{self._port}/"
+
+    @web.middleware
+    async def _only_this_machine(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        # The page acts as anyone in the sandbox: other web sites open in the same browser
+        # must not (a page elsewhere may open a websocket to 127.0.0.1, or rebind a name of
+        # its own to it), so only requests addressed to this server, from its own page, pass.
+        port = self._port
+        hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
+        origin = request.headers.get("Origin")
+        if request.host not in hosts or (origin is not None and origin not in {
+                f"http://{host}" for host in hosts}):
+            raise web.HTTPForbidden(text="The sandbox answers its own page only.")
+        response: web.StreamResponse = await handler(request)
+        return response
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
         return self._file("index.html")
@@ -268,8 +282,9 @@ class SandboxPage:
                 and message.visible_to in (None, member.id))
 
     @staticmethod
-    def _version(message: FakeMessage) -> tuple[int, bool, int]:
-        return len(message.history), message.deleted, message.flags
+    def _version(message: FakeMessage) -> tuple[float, bool, int]:
+        # Every edit sets ``edited_at`` anew (the sandbox trims ``history``, see world.tidy).
+        return message.edited_at or 0.0, message.deleted, message.flags
 
     # ------------------------------------------------------------------ what the page shows
 

@@ -8,6 +8,7 @@ now and then while it runs) and loaded at the next start, with the same ids.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import pickle
@@ -20,7 +21,7 @@ from .models import FakeGuild, FakeMember
 from .server import FakeDiscord
 
 __all__ = ["PEOPLE", "STATE_FILE", "SandboxWorld", "WorldError", "load_world", "new_world",
-           "rebase_attachments", "save_world"]
+           "rebase_attachments", "save_world", "tidy"]
 
 log = logging.getLogger("bot.sandbox")
 
@@ -65,6 +66,7 @@ def new_world(fake: FakeDiscord) -> SandboxWorld:
 def save_world(world: SandboxWorld, folder: Path) -> None:
     """Write the fake's state to ``folder`` (atomically: a crash leaves the last good copy)."""
     fake = world.fake
+    tidy(fake)
     state: dict[str, Any] = {"version": _STATE_VERSION, "snowflake": fake.snowflake._last,
                              "base": fake.http_base, "saved_at": time.time()}
     state.update({name: getattr(fake, name) for name in _FIELDS})
@@ -109,3 +111,36 @@ def rebase_attachments(world: SandboxWorld) -> None:
     for attachment in world.fake.attachments.values():
         if attachment.url.startswith(old):
             attachment.url = new + attachment.url[len(old):]
+
+
+INTERACTION_LIFETIME = 15 * 60.0
+"""Seconds an interaction's token works (Discord's limit); older records can go."""
+
+
+def tidy(fake: FakeDiscord, now: float | None = None) -> None:
+    """Forget what the fake keeps for tests' assertions, which a long sandbox session would
+    otherwise pile up in memory (and in the saved state): the record of every REST call (with
+    every picture uploaded), interactions whose tokens have expired, every earlier state of
+    every message, and the pictures nothing shows any more."""
+    now = time.time() if now is None else now
+    del fake.requests[:-100]
+    del fake.rejected[:-100]
+    for record in fake.requests:
+        record.files = []
+    live = [i for i in fake.interactions if now - i.created_wall < INTERACTION_LIFETIME]
+    fake.interactions[:] = live
+    fake._interactions_by_id = {i.id: i for i in live}
+    fake._interactions_by_token = {i.token: i for i in live}
+    for session in fake.sessions:
+        del session.history[:-1000]  # a RESUME replays what a short disconnection missed
+    shown: dict[int, Any] = {}
+    for message in fake.messages_by_id.values():
+        # The first state says whether the message was a "thinking…" placeholder (the page
+        # doesn't call its answer an edit), the last that it was edited; none needs pictures.
+        if len(message.history) > 2:
+            message.history[:] = [message.history[0], message.history[-1]]
+        message.history[:] = [dataclasses.replace(r, attachments=[]) for r in message.history]
+        if message.deleted:
+            message.attachments = []
+        shown.update((a.id, a) for a in message.attachments)
+    fake.attachments = shown

@@ -95,6 +95,14 @@ async def test_it_serves_the_page_and_stops_cleanly_on_ctrl_c(tmp_path: Path) ->
                     assert static.status == 200
             async with session.get(f"{running.url}static/..%2Fweb.py") as sneaky:
                 assert sneaky.status == 404
+            # Another web site open in the same browser can't act in the sandbox.
+            try:
+                await session.ws_connect(f"{running.url}ws?as=bob", origin="http://evil.test")
+                raise AssertionError("a websocket from another site was accepted")
+            except aiohttp.WSServerHandshakeError as exc:
+                assert exc.status == 403
+            async with session.get(running.url, headers={"Host": "evil.test"}) as rebound:
+                assert rebound.status == 403
             ws, frame = await hello(session, running.url, "bob")
             assert frame["me"]["name"] == "Bob"
             assert [p["name"] for p in frame["people"]] == ["Alice", "Bob", "Carol", "Dave"]

@@ -371,30 +371,36 @@ function keepAtBottom() {
   if (stick) $("messages").scrollTop = $("messages").scrollHeight;
 }
 
+const rendered = new Map();  // message id -> { m, el }: a message is drawn again only if it changed
+
 function renderMessages(reset) {
   const box = $("messages");
   stick = reset || box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+  if (reset) rendered.clear();
   const shown = [...state.messages.values()]
     .filter((m) => m.channel === state.current && !state.dismissed.has(m.id))
     .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-  const elements = [];
+  const notices = state.notices.filter((n) => n.channel === state.current);
+  const noticeElement = (n) => (n.el = n.el || html("div", "notice", escapeHtml(n.text)));
+  const elements = notices.filter((n) => n.after === "0").map(noticeElement);
+  const keep = new Set();
   for (const m of shown) {
-    elements.push(renderMessage(m));
-    for (const n of state.notices) {
-      if (n.channel === state.current && n.after === m.id) elements.push(html("div", "notice", escapeHtml(n.text)));
+    let drawn = rendered.get(m.id);
+    if (!drawn || drawn.m !== m) {
+      drawn = { m, el: renderMessage(m) };
+      rendered.set(m.id, drawn);
     }
+    keep.add(m.id);
+    elements.push(drawn.el);
+    for (const n of notices) if (n.after === m.id) elements.push(noticeElement(n));
   }
-  for (const n of state.notices) {
-    if (n.channel === state.current && n.after === "0") elements.push(html("div", "notice", escapeHtml(n.text)));
-  }
+  for (const id of [...rendered.keys()]) if (!keep.has(id)) rendered.delete(id);
   if (!elements.length) elements.push(html("div", "empty", "No messages yet. Type / to see the commands."));
-  // Keep what the person was choosing in a menu that didn't change.
-  const choosing = document.activeElement && document.activeElement.closest && document.activeElement.closest(".message");
-  box.replaceChildren(...elements);
-  if (choosing) {
-    const again = box.querySelector(`.message[data-id="${choosing.dataset.id}"] select`);
-    if (again) again.focus();
-  }
+  // Only what changed is replaced, so a menu someone is choosing in stays open.
+  elements.forEach((el, i) => {
+    if (box.children[i] !== el) box.insertBefore(el, box.children[i] || null);
+  });
+  while (box.children.length > elements.length) box.lastChild.remove();
   $("channel-name").textContent = channelName(state.current);
   keepAtBottom();
 }
