@@ -8,7 +8,11 @@ See ``server.py`` for the overview. Public names:
 * :func:`running_bot` / :func:`start_bot` / :class:`BotHandle` - run a client against it.
 * :class:`ErrorLogGuard` - fail on logged errors (discord.py swallows handler exceptions).
 * Model classes (``FakeGuild``, ``FakeMessage``...) and :class:`Upload`.
-* Fixtures live in :mod:`.fixtures` (import them explicitly).
+* Fixtures live in ``tests/fake_discord_fixtures.py`` (import them explicitly).
+
+Over it, ``python -m bot sandbox``: a web page in which people play the bot in a browser
+(``web.py`` and ``static/``), the sandbox's server and people, kept between runs (``world.py``),
+and the start and stop of it all (``session.py``). Nothing here imports the bot.
 """
 
 from __future__ import annotations
