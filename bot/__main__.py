@@ -228,6 +228,7 @@ def sandbox_command(port: int, data: str | None) -> int:
     """``python -m bot sandbox``: the real bot against the local stand-in for Discord, played
     in a web page. ``data``: the folder kept between runs (``None``: a temporary one)."""
     import dataclasses
+    import errno
     import tempfile
     from pathlib import Path
 
@@ -283,8 +284,12 @@ def sandbox_command(port: int, data: str | None) -> int:
         except WorldError as exc:
             print(f"spite-malice-bot: {exc}", file=sys.stderr)
             return 2
-        except OSError as exc:  # the port is taken, say
-            print(f"spite-malice-bot: the sandbox couldn't start: {exc}", file=sys.stderr)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                print(f"spite-malice-bot: port {port} is taken by another program; give the "
+                      "sandbox another one with --port (0: any free port).", file=sys.stderr)
+            else:
+                print(f"spite-malice-bot: the sandbox couldn't start: {exc}", file=sys.stderr)
             return 2
         except StorageError as exc:
             print(f"spite-malice-bot: {exc}", file=sys.stderr)

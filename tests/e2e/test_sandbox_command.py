@@ -155,3 +155,19 @@ async def test_games_are_kept_in_the_data_folder(tmp_path: Path) -> None:
         status, _, err = await running.stop()
     assert status == 0, err[-3000:]
     assert " ERROR " not in err and "Traceback" not in err, err[-3000:]
+
+
+async def test_a_taken_port_is_said_plainly(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", "sandbox", "--fresh", "--port", str(port),
+            cwd=tmp_path, env=_env(), stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE)
+        _, err = await asyncio.wait_for(proc.communicate(), timeout=60)
+    assert proc.returncode == 2
+    assert f"port {port} is taken" in err.decode() and "--port" in err.decode()
