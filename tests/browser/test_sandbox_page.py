@@ -209,3 +209,31 @@ async def test_bad_input_gets_the_bots_own_answer(sandbox_run: Run) -> None:
     answer = await private_after(
         alice, second.get_by_role("button", name="Yes, resign").click())
     assert re.search(r"over|finished|ended", await answer.inner_text())
+
+
+async def test_challenging_the_bot_plays_the_computer(sandbox_run: Run) -> None:
+    run = sandbox_run
+    alice = await run.person("Alice")
+    await alice.command("/challenge opponent:Spite & Malice rules:kings level:easy")
+    await alice.message("playing against the computer").wait_for()
+    await alice.open("Alice vs Computer")
+    await alice.page.locator(".embed-image img").first.wait_for()
+    computer = run.bot.computer_id
+    turns = run.live().match.game.turn_number
+    before = await board_pictures(alice)
+    if run.live().on_turn != computer:
+        # Alice ends her turn with a discard from the hand's menu.
+        turns += 1
+        hand = await show_hand(alice)
+        menu = hand.locator("select.select-menu")
+        options = await menu.locator("option").evaluate_all(
+            "els => els.filter(e => / S\\d/.test(e.textContent)).map(e => e.value)")
+        await menu.select_option(options[-1])
+        await hand.locator('button[data-custom-id*=">S"]').first.click()
+        await hand.get_by_text("✅").first.wait_for()
+    # The computer moves by itself, and the page shows its moves on the board.
+    await run.sandbox.fake.wait_for(
+        lambda: run.live().on_turn != computer and run.live().match.game.turn_number > turns,
+        timeout=15, description="the computer's turn to be over")
+    await new_board_picture(alice, before)
+    await alice.page.locator(".message", has_text="Computer:").last.wait_for()

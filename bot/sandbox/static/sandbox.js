@@ -52,9 +52,9 @@ function receive(frame) {
     for (const m of frame.messages) state.messages.set(m.id, m);
     $("guild-name").textContent = frame.guild.name;
     document.title = `${frame.me.name} · Spite & Malice sandbox`;
-    if (!state.current || !state.channels.some((c) => c.id === state.current)) {
-      state.current = state.channels.length ? state.channels[0].id : null;
-    }
+    const wanted = state.current || location.hash.slice(1);
+    state.current = state.channels.some((c) => c.id === wanted) ? wanted
+      : state.channels.length ? state.channels[0].id : null;
     renderPeople(); renderChannels(); renderMessages(true); updateComposer();
   } else if (frame.op === "channels") {
     state.channels = frame.channels; state.users = frame.users; renderChannels();
@@ -161,6 +161,7 @@ function renderChannels() {
 
 function openChannel(id) {
   state.current = id;
+  history.replaceState(null, "", `${location.search}#${id}`);
   state.unread.delete(id);
   renderChannels();
   renderMessages(true);
