@@ -98,6 +98,8 @@ def load_world(fake: FakeDiscord, folder: Path) -> SandboxWorld | None:
                          "with --fresh, or with another --data folder") from exc
     for name in _FIELDS:
         setattr(fake, name, state[name])
+    # As in Discord, private answers don't outlive the session they were shown in.
+    fake.messages_by_id = {i: m for i, m in fake.messages_by_id.items() if not m.ephemeral}
     fake.snowflake._last = max(fake.snowflake._last, int(state["snowflake"]))
     guild = next(iter(fake.guilds.values()))
     return SandboxWorld(fake, guild, saved_base=str(state["base"]))

@@ -127,6 +127,10 @@ async def test_games_are_kept_in_the_data_folder(tmp_path: Path) -> None:
             assert "error" not in done
             await until(ws, lambda f: f["op"] == "messages" and any(
                 "A challenge!" in json.dumps(m.get("embeds")) for m in f["messages"]))
+            await ws.send_json({"op": "slash", "req": 2, "channel": channel,
+                                "command": "help", "options": {}})
+            await until(ws, lambda f: f["op"] == "messages" and any(
+                m["ephemeral"] and not m["loading"] for m in f["messages"]))
             await ws.close()
         # A second sandbox on the same folder is refused, and changes nothing.
         second = await asyncio.create_subprocess_exec(
@@ -144,6 +148,10 @@ async def test_games_are_kept_in_the_data_folder(tmp_path: Path) -> None:
             ws, frame = await hello(session, running.url, "bob")
             challenge = next(m for m in frame["messages"]
                              if "A challenge!" in json.dumps(m["embeds"]))
+            alice, alices = await hello(session, running.url, "alice")
+            # As in Discord, Alice's private answer didn't outlive the session.
+            assert not any(m["ephemeral"] for m in alices["messages"])
+            await alice.close()
             accept = next(c["custom_id"] for row in challenge["components"]
                           for c in row["components"] if c.get("label") == "Accept")
             await ws.send_json({"op": "click", "req": 2, "message": challenge["id"],
