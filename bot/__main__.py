@@ -1,5 +1,5 @@
-"""``python -m bot``: run the bot; ``health``, ``backup``, ``restore`` and ``migrate`` beside it
-(``python -m bot --help``, ``python -m bot COMMAND --help``).
+"""``python -m bot``: run the bot; ``sandbox``, ``health``, ``backup``, ``restore`` and ``migrate``
+beside it (``python -m bot --help``, ``python -m bot COMMAND --help``).
 
 Exit status: 0 done; 1 refused or failed (the message says why, and nothing was changed);
 2 a wrong command line or setting.
@@ -160,6 +160,20 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     commands = top.add_subparsers(dest="command", title="commands", metavar="COMMAND")
     commands.add_parser("run", help="run the bot (the same as no command)",
                         description="Run the bot until it is stopped (Ctrl-C or SIGTERM).")
+    sandbox = commands.add_parser(
+        "sandbox", usage="python -m bot sandbox [--port PORT] [--data DIR | --fresh]",
+        help="try the bot without Discord: a Discord channel in your browser",
+        description="Run the bot against a local stand-in for Discord and play it in a web "
+        "page at http://127.0.0.1:PORT (this machine only). No token, no network: the page "
+        "lets you be Alice, Bob, Carol or Dave; challenge the bot to play the computer. "
+        "Ctrl-C stops it.")
+    sandbox.add_argument("--port", type=int, default=8080,
+                         help="the page's port on 127.0.0.1 (default 8080; 0: any free port)")
+    keep = sandbox.add_mutually_exclusive_group()
+    keep.add_argument("--data", metavar="DIR", default="sandbox-data",
+                      help="where the games are kept between runs (default ./sandbox-data)")
+    keep.add_argument("--fresh", action="store_true",
+                      help="start empty, in a temporary folder deleted at the end")
     commands.add_parser("health", help="is the running bot's housekeeping alive?",
                         description="Exit 0 while the running bot's housekeeping loop keeps "
                         "writing its heartbeat (the Docker HEALTHCHECK), 1 otherwise.")
@@ -197,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version (0) or a wrong command line (2)
         return exc.code if isinstance(exc.code, int) else 2
     command = args.command or "run"
+    if command == "sandbox":
+        return sandbox_command(args.port, None if args.fresh else args.data)
     try:
         config = Config.from_env(require_token=command == "run")
     except ConfigError as exc:
@@ -229,6 +245,81 @@ def run_command(config: Config) -> int:
     except StorageError as exc:  # the database can't be opened (a server down, a bad file)
         print(f"spite-malice-bot: {exc}", file=sys.stderr)
         return 2
+    return 0
+
+
+def sandbox_command(port: int, data: str | None) -> int:
+    """``python -m bot sandbox``: the real bot against the local stand-in for Discord, played
+    in a web page. ``data``: the folder kept between runs (``None``: a temporary one)."""
+    import dataclasses
+    import errno
+    import tempfile
+    from pathlib import Path
+
+    from .ops.dblock import DatabaseInUse, hold_database
+    from .sandbox.server import FakeDiscord
+    from .sandbox.session import run_sandbox
+    from .sandbox.world import WorldError
+    from .storage import StorageError
+
+    if not 0 <= port <= 65535:
+        print("spite-malice-bot: --port must be between 0 and 65535.", file=sys.stderr)
+        return 2
+    try:
+        # The sandbox's own settings; the environment may only set how much is logged.
+        env = Config.from_env(require_token=False)
+    except ConfigError as exc:
+        print(f"spite-malice-bot: {exc}", file=sys.stderr)
+        return 2
+    configure_logging(env.log_level)
+    with contextlib.ExitStack() as stack:
+        if data is None:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sandbox-")))
+        else:
+            folder = Path(data).resolve()
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        database = folder / "spite-malice.sqlite3"
+        try:
+            # Before the saved Discord is read: a second sandbox on the folder must not
+            # write its copy over the first one's.
+            lock = hold_database(database)
+        except DatabaseInUse:
+            print(f"spite-malice-bot: another sandbox is already running on {folder}; stop "
+                  "it, or give this one another --data folder (or --fresh).", file=sys.stderr)
+            return 2
+        if lock is not None:
+            stack.callback(lock.close)
+
+        async def run_bot(fake: FakeDiscord) -> None:
+            from .app.client import run
+
+            await run(dataclasses.replace(
+                env, token=fake.token, database=str(database), api_base=fake.api_base,
+                gateway_url=fake.gateway_url, guild_id=None, shards=None, heartbeat_file=None,
+                backup_keep=0))
+
+        def say(line: str) -> None:
+            print(line, flush=True)
+
+        try:
+            with contextlib.suppress(KeyboardInterrupt):
+                asyncio.run(run_sandbox(port, folder if data is not None else None, run_bot,
+                                        say))
+        except WorldError as exc:
+            print(f"spite-malice-bot: {exc}", file=sys.stderr)
+            return 2
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                print(f"spite-malice-bot: port {port} is taken by another program; give the "
+                      "sandbox another one with --port (0: any free port).", file=sys.stderr)
+            else:
+                print(f"spite-malice-bot: the sandbox couldn't start: {exc}", file=sys.stderr)
+            return 2
+        except StorageError as exc:
+            print(f"spite-malice-bot: {exc}", file=sys.stderr)
+            return 2
+    print("Sandbox stopped." + (f" Games are kept in {folder}." if data is not None else ""),
+          flush=True)
     return 0
 
 

@@ -141,6 +141,11 @@ class SpiteTree(app_commands.CommandTree[Host]):
             return
         if isinstance(original, UserError):
             message = str(original)
+        elif isinstance(error, app_commands.CommandNotFound):
+            # Discord still offers a command this bot no longer has (its list of commands
+            # takes a while to update everywhere), or a client sent a made-up one.
+            message = (f"I have no /{error.name} command (any more). "
+                       "Type / to see mine, or use /help.")
         elif isinstance(error, app_commands.NoPrivateMessage):
             message = "Spite & Malice is played in a server channel, not in direct messages."
         elif isinstance(error, app_commands.TransformerError):

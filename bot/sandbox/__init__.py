@@ -10,7 +10,11 @@ See ``server.py`` for the overview. Public names:
 * :class:`FaultPlan` / :class:`Fault` / :class:`GatewayChaos` - faults injected into REST calls
   (``fake.faults``) and the gateway (``faults.py``).
 * Model classes (``FakeGuild``, ``FakeMessage``...) and :class:`Upload`.
-* Fixtures live in :mod:`.fixtures` (import them explicitly).
+* Fixtures live in ``tests/fake_discord_fixtures.py`` (import them explicitly).
+
+Over it, ``python -m bot sandbox``: a web page in which people play the bot in a browser
+(``web.py`` and ``static/``), the sandbox's server and people, kept between runs (``world.py``),
+and the start and stop of it all (``session.py``). Nothing here imports the bot.
 """
 
 from __future__ import annotations

@@ -239,6 +239,9 @@ class FakeDiscord:
         self.bots: list[BotHandle[Any]] = []
         self._connections: set[GatewayConnection] = set()
         self._waiters: set[asyncio.Future[None]] = set()
+        #: Called (synchronously, no arguments) on every state change, like the waiters of
+        #: :meth:`wait_for`: the sandbox's web page pushes its updates from here.
+        self.listeners: list[Callable[[], None]] = []
         self._runner: web.AppRunner | None = None
         self._port: int | None = None
 
@@ -345,6 +348,8 @@ class FakeDiscord:
         for waiter in self._waiters:
             if not waiter.done():
                 waiter.set_result(None)
+        for listener in self.listeners:
+            listener()
 
     async def wait_for(
         self,
