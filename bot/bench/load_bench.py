@@ -105,6 +105,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.pictures.text import DB_DOWN, SAVED_NOT_SHOWN
 from bot.sandbox import FakeDiscordTimeout
 from bot.sandbox.load import LoadFakeDiscord
 
@@ -415,7 +416,10 @@ class Load:
             self.replies[record.id] = (record.dispatched_at,
                                        time.monotonic() - record.dispatched_at)
         text = message.content
-        if "Sorry" in text and "something went wrong" in text or "couldn't be saved" in text:
+        # Any of the bot's apologies: a failure, a database not answering, a move saved but
+        # not shown. None of them should happen under load alone.
+        if any(words in text for words in ("something went wrong", DB_DOWN, SAVED_NOT_SHOWN[:40],
+                                           "couldn't be saved")):
             self.problems["apology"] += 1
         return message
 
