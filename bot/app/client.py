@@ -85,6 +85,14 @@ class Stopping(app_commands.CheckFailure):
     """A command arrived while the bot is stopping (it was already answered)."""
 
 
+def unknown_command(name: str) -> str:
+    """The answer to a command the bot doesn't have: one Discord still offers (its list takes
+    a while to update everywhere) or one a client made up."""
+    shown = "".join(c for c in name.lower() if c.isascii() and (c.isalnum() or c in "-_"))[:32]
+    return (f"I have no /{shown} command (any more), so nothing was changed. "
+            "Type / to see mine, or use /help.")
+
+
 class SpiteTree(app_commands.CommandTree[Host]):
     """Turns every refusal into a polite private reply; logs real failures."""
 
@@ -122,8 +130,7 @@ class SpiteTree(app_commands.CommandTree[Host]):
             command, options = self._get_app_command_options(cast(Any, data))
         except app_commands.CommandNotFound:
             log.info("refused a command the bot doesn't have (%r)", name)
-            return ("I don't have that command (any more): `/help` lists the ones I have. "
-                    "Nothing was changed.")
+            return unknown_command(name)
         except app_commands.AppCommandError:
             return None  # a group invoked as a command: discord.py's own error says so
         problem = misread_option(
@@ -144,8 +151,7 @@ class SpiteTree(app_commands.CommandTree[Host]):
         elif isinstance(error, app_commands.CommandNotFound):
             # Discord still offers a command this bot no longer has (its list of commands
             # takes a while to update everywhere), or a client sent a made-up one.
-            message = (f"I have no /{error.name} command (any more). "
-                       "Type / to see mine, or use /help.")
+            message = unknown_command(error.name)
         elif isinstance(error, app_commands.NoPrivateMessage):
             message = "Spite & Malice is played in a server channel, not in direct messages."
         elif isinstance(error, app_commands.TransformerError):

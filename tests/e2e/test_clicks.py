@@ -310,7 +310,7 @@ async def test_option_values_of_the_wrong_type_are_refused_by_name(
             [logging.INFO], (command, options)
     inter = await fake.raw_slash(alice, world.channel, "help", [], name="spite")
     reply = await answered_privately(inter, alice)
-    assert "I don't have that command" in reply.content and "/help" in reply.content
+    assert "I have no /spite command" in reply.content and "/help" in reply.content
     # While typing: no suggestions, rather than suggestions from a forged game number.
     inter = await fake.raw_slash(alice, world.channel, "play", [
         {"name": "card", "type": 3, "value": "7", "focused": True},
