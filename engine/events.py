@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,7 @@ __all__ = [
     "Result",
     "StackCompleted",
     "TurnEnded",
+    "rank_places",
 ]
 
 
@@ -111,16 +113,7 @@ class Result:
         losers by margin (smaller is better; equal margins share a place, the next place is
         skipped). A drawn game ranks every player who stayed first and equal (the leavers, who
         lost, after them by margin). ``None`` for an absent seat."""
-        places: list[int | None] = [None] * len(self.payoff_left)
-        top = [seat for seat in range(len(places)) if seat not in self.absent
-               and self.margins[seat] is None]
-        for seat in top:
-            places[seat] = 1
-        margins = [m for m in self.margins if m is not None]
-        for seat, m in enumerate(self.margins):
-            if m is not None:
-                places[seat] = 1 + len(top) + sum(1 for other in margins if other < m)
-        return tuple(places)
+        return rank_places(self.margins, self.absent)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form (a two-player result keeps the form it always had)."""
@@ -146,6 +139,22 @@ class Result:
         return cls(data["winner"], int(data["score"]), EndReason(data["reason"]), left,
                    margins, tuple(int(s) for s in data.get("left", ())),
                    tuple(int(s) for s in data.get("absent", ())))
+
+
+def rank_places(margins: Sequence[int | None], absent: Sequence[int]) -> tuple[int | None, ...]:
+    """Places for ratings (rule 28), 1 the best, from per-seat margins: the seats without a
+    margin first and equal (the winner, or everyone who stayed in a drawn game), then the
+    losers by margin, smaller first, equal margins sharing a place (the next one is skipped:
+    1, 2, 2, 4). ``None`` for an ``absent`` seat."""
+    top = [seat for seat, m in enumerate(margins) if m is None and seat not in absent]
+    known = [m for m in margins if m is not None]
+    places: list[int | None] = []
+    for seat, m in enumerate(margins):
+        if m is None:
+            places.append(None if seat in absent else 1)
+        else:
+            places.append(1 + len(top) + sum(1 for other in known if other < m))
+    return tuple(places)
 
 
 @dataclass(frozen=True, slots=True)
