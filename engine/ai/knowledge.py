@@ -221,7 +221,7 @@ class UnseenPool:
             plain[i] = plain[n_plain]
             free -= 1
         first = self.opp_hand_size
-        if not later:
+        if not self.later_sizes:
             return Glimpse(tuple(out[:first]), tuple(out[first:]))
         hands = []
         at = len(out) - later
