@@ -255,9 +255,9 @@ class Game:
         if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise SetupError(f"A table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, "
                              f"not {players!r}.")
-        away = tuple(sorted(set(absent)))
-        if any(type(a) is not int or not 0 <= a < players for a in away) \
-                or players - len(away) < MIN_PLAYERS:
+        away = tuple(sorted(set(absent))) if absent else ()
+        if away and (any(type(a) is not int or not 0 <= a < players for a in away)
+                     or players - len(away) < MIN_PLAYERS):
             raise SetupError("At least two seats of the table must be dealt in.")
         self.rules = rules
         self.seed = int(seed)
@@ -294,9 +294,13 @@ class Game:
 
     def _seat_order(self) -> None:
         """Who follows whom (rule 24): each seat's next seat still playing."""
+        n = len(self.payoffs)
+        if not self.absent and not self.departures:
+            self._seated = n
+            self._next = [*range(1, n), 0]
+            return
         gone = set(self.absent)
         gone.update(seat for seat, _ in self.departures)
-        n = len(self.payoffs)
         self._seated = n - len(gone)
         order = []
         for seat in range(n):
@@ -325,6 +329,8 @@ class Game:
     @property
     def dealt_in(self) -> tuple[int, ...]:
         """Seats dealt into this game (every seat but the absent ones), in seat order."""
+        if not self.absent:
+            return tuple(range(len(self.payoffs)))
         return tuple(seat for seat in range(self.players) if seat not in self.absent)
 
     @property
@@ -399,12 +405,15 @@ class Game:
         # Rules 2 and 24: the highest pay-off top starts; when several share the highest rank,
         # only their piles are reshuffled and compared again.
         reshuffles = 0
+        payoffs = self.payoffs
         contenders = list(self.dealt_in)
         while True:
-            high = max(self.payoffs[seat][-1].rank for seat in contenders)
-            contenders = [seat for seat in contenders if self.payoffs[seat][-1].rank == high]
-            if len(contenders) == 1:
+            ranks = [payoffs[seat][-1].rank for seat in contenders]
+            high = max(ranks)
+            if ranks.count(high) == 1:
+                contenders = [contenders[ranks.index(high)]]
                 break
+            contenders = [s for s, rank in zip(contenders, ranks, strict=True) if rank == high]
             if reshuffles > 1000:
                 raise SetupError("The pay-off piles cannot decide a first player.")
             rng = self._next_rng()
