@@ -1,6 +1,7 @@
 """The Spite & Malice rules engine: a plain synchronous library with no I/O.
 
-Both rule sets of RULES.md (``classic`` and ``kings``). The pieces:
+Both rule sets of RULES.md (``classic`` and ``kings``), at tables of two, three or four
+(``Game.new(rules, seed, players=3)``; two by default). The pieces:
 
 - ``Card`` (``Card.parse("7H")``), ``Suit``, ``JOKER``;
 - ``RuleSet`` with the presets ``CLASSIC`` and ``KINGS``;
@@ -9,7 +10,10 @@ Both rule sets of RULES.md (``classic`` and ``kings``). The pieces:
   ``legal_endings``), ``is_legal``, ``play`` (checked, with events) and ``push`` (a move from
   the legal moves, for computer players and benchmarks: no check, no events), ``view``,
   ``to_dict``/``from_dict``, ``replay``;
-- events (``Played``, ``Drew`` …) returned by ``play``; ``View`` for what a player may see;
+- ``Game.resign(seat)``: a player leaves (rule 26); ``Result`` gives the winner, the score, each
+  loser's margin (``margins``, ``losers``) and the places for ratings (``ranks``);
+- events (``Played``, ``Drew``, ``Left`` …) returned by ``play``; ``View`` for what a player may
+  see (``view.opponents``: every other seat's public state, in the order they play after him);
 - ``Match``: several games to a target score.
 
 The bot depends on this package; this package never imports the bot, Discord, Pillow or asyncio.
@@ -26,17 +30,19 @@ from .events import (
     EndReason,
     Event,
     GameOver,
+    Left,
     Passed,
     Played,
     Result,
     StackCompleted,
     TurnEnded,
+    rank_places,
 )
-from .game import Game, full_deck
+from .game import MAX_PLAYERS, MIN_PLAYERS, Game, full_deck
 from .match import Match
 from .moves import ALL_MOVES, PASS, Move, Source, Target
 from .rules import CLASSIC, KINGS, PRESETS, RuleSet, RuleSetError
-from .views import CentreStackView, View
+from .views import CentreStackView, SeatView, View
 
 __all__ = [
     "ACE",
@@ -46,6 +52,8 @@ __all__ = [
     "JOKER",
     "KING",
     "KINGS",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
     "PASS",
     "PRESETS",
     "QUEEN",
@@ -61,6 +69,7 @@ __all__ = [
     "GameOver",
     "IllegalMoveError",
     "InvalidMoveError",
+    "Left",
     "Match",
     "Move",
     "MoveError",
@@ -69,6 +78,7 @@ __all__ = [
     "Result",
     "RuleSet",
     "RuleSetError",
+    "SeatView",
     "SetupError",
     "Source",
     "StackCompleted",
@@ -78,4 +88,5 @@ __all__ = [
     "View",
     "full_deck",
     "parse_cards",
+    "rank_places",
 ]

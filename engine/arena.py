@@ -6,6 +6,11 @@ JSON line for A: ``wins``, ``ties`` and ``losses``; ``score``, the points per ga
 tie ½), with ``score_ci95``, its 95% interval; and ``win_rate``, the share of the *decided*
 games only, with ``ci95`` (a figure that flatters when most games are ties: read the score).
 
+``--players N`` (3 or 4) seats A against N−1 copies of B, A's seat rotating from game to game
+(seat ``n mod N`` in game ``n``). A tie of the whole table is a share, 1/N, to every player, so
+a fair score is 1/N; ``b_score`` is the score of each copy of B (they share the rest), and
+``fair`` is 1/N. ``losses`` are the games a copy of B won.
+
 Per player: the median and 99th-percentile time per decision in milliseconds, over every
 decision and, for the planning levels, apart for the decisions that made a plan
 (``planning``) and those that only followed one (``following``).
@@ -46,7 +51,7 @@ def play_game(rules: RuleSet, seed: int, seats: Sequence[Player],
     Each decision's time in ms is appended to ``times[i]`` when given, and to ``planned[i]``
     whether that decision made a plan (every decision of a level that does not plan does).
     """
-    game, _ = Game.new(rules, seed)
+    game, _ = Game.new(rules, seed, len(seats))
     clock = time.perf_counter
     while game.result is None:
         seat = game.turn
@@ -77,28 +82,36 @@ def _timing(times: list[float]) -> dict[str, Any]:
             "p99_ms": round(_percentile(times, 0.99), 3)}
 
 
-def score_interval(wins: int, ties: int, games: int) -> tuple[float, float]:
-    """A 95% interval of the score per game (a win 1, a tie ½): the Wilson interval with each
-    game one trial worth its score. Ties spread the score less than a win or a loss would, so
-    this interval is, if anything, too wide."""
-    return wilson(wins + ties / 2, games)
+def score_interval(wins: int, ties: int, games: int, players: int = 2) -> tuple[float, float]:
+    """A 95% interval of the score per game (a win 1, a tie 1/``players``: ½ at a table of
+    two): the Wilson interval with each game one trial worth its score. Ties spread the score
+    less than a win or a loss would, so this interval is, if anything, too wide."""
+    return wilson(wins + ties / players, games)
 
 
-def run(a: str, b: str, rules: RuleSet, games: int, seed: int) -> dict[str, Any]:
-    """Play ``games`` games of level ``a`` against level ``b`` and return the figures."""
+def run(a: str, b: str, rules: RuleSet, games: int, seed: int,
+        players: int = 2) -> dict[str, Any]:
+    """Play ``games`` games of level ``a`` against ``players`` − 1 copies of level ``b`` and
+    return the figures."""
     wins = ties = losses = 0
     times: dict[str, list[float]] = {"a": [], "b": []}
     planned: dict[str, list[bool]] = {"a": [], "b": []}
     for n in range(games):
         game_seed = seed * 1_000_003 + n
-        pa = make_player(a, game_seed * 2 + 1)
-        pb = make_player(b, game_seed * 2 + 2)
-        a_seat = n % 2
-        seats: list[Player] = [pa, pb] if a_seat == 0 else [pb, pa]
-        seat_times: list[list[float]] = [[], []]
-        seat_planned: list[list[bool]] = [[], []]
+        a_seat = n % players
+        seats: list[Player] = []
+        for seat in range(players):
+            if seat == a_seat:
+                seats.append(make_player(a, game_seed * 2 + 1))
+            else:
+                # At a table of two the one copy of B has the seed it always had.
+                copy = (seat - a_seat) % players - 1
+                seats.append(make_player(b, game_seed * 2 + 2 + 1_000_000_007 * copy))
+        seat_times: list[list[float]] = [[] for _ in range(players)]
+        seat_planned: list[list[bool]] = [[] for _ in range(players)]
         game = play_game(rules, game_seed, seats, seat_times, seat_planned)
-        for side, seat in (("a", a_seat), ("b", 1 - a_seat)):
+        for seat in range(players):
+            side = "a" if seat == a_seat else "b"
             times[side].extend(seat_times[seat])
             planned[side].extend(seat_planned[seat])
         result = game.result
@@ -111,8 +124,8 @@ def run(a: str, b: str, rules: RuleSet, games: int, seed: int) -> dict[str, Any]
             losses += 1
     decided = wins + losses
     low, high = wilson(wins, decided)
-    score_low, score_high = score_interval(wins, ties, games)
-    players: dict[str, Any] = {}
+    score_low, score_high = score_interval(wins, ties, games, players)
+    figures_by_side: dict[str, Any] = {}
     for side, level in (("a", a), ("b", b)):
         figures: dict[str, Any] = {"level": level, **_timing(times[side])}
         if not all(planned[side]):
@@ -120,8 +133,9 @@ def run(a: str, b: str, rules: RuleSet, games: int, seed: int) -> dict[str, Any]
                 [t for t, p in zip(times[side], planned[side], strict=True) if p])
             figures["following"] = _timing(
                 [t for t, p in zip(times[side], planned[side], strict=True) if not p])
-        players[side] = figures
-    return {
+        figures_by_side[side] = figures
+    score = (wins + ties / players) / games if games else None
+    row: dict[str, Any] = {
         "a": a,
         "b": b,
         "rules": rules.name,
@@ -130,12 +144,17 @@ def run(a: str, b: str, rules: RuleSet, games: int, seed: int) -> dict[str, Any]
         "wins": wins,
         "ties": ties,
         "losses": losses,
-        "score": round((wins + ties / 2) / games, 4) if games else None,
+        "score": round(score, 4) if score is not None else None,
         "score_ci95": [round(score_low, 4), round(score_high, 4)],
         "win_rate": round(wins / decided, 4) if decided else None,
         "ci95": [round(low, 4), round(high, 4)],
-        "players": players,
+        "players": figures_by_side,
     }
+    if players != 2:
+        row["table"] = players
+        row["fair"] = round(1 / players, 4)
+        row["b_score"] = round((1 - score) / (players - 1), 4) if score is not None else None
+    return row
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -146,11 +165,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--rules", choices=list(PRESETS), default="kings")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--players", type=int, choices=[2, 3, 4], default=2,
+                        help="seats at the table: A against players - 1 copies of B")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
-    print(json.dumps(run(args.a, args.b, PRESETS[args.rules], args.games, args.seed)),
-          flush=True)
+    print(json.dumps(run(args.a, args.b, PRESETS[args.rules], args.games, args.seed,
+                         args.players)), flush=True)
 
 
 if __name__ == "__main__":

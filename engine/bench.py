@@ -1,9 +1,16 @@
 """Benchmark: seeded random games for each rule set and policy.
 
 ``python -m engine.bench [--games N] [--policy uniform|playfirst|all] [--rules classic|kings|all]
-[--seed S]`` prints one JSON line per rule set and policy. A *move* is a play or a discard
-(passes are counted apart); legal-move generation is part of the loop, since it is the inner
-loop of the computer opponent and of every check the bot makes.
+[--seed S] [--players N ...]`` prints one JSON line per rule set and policy (and table size).
+A *move* is a play or a discard (passes are counted apart); legal-move generation is part of
+the loop, since it is the inner loop of the computer opponent and of every check the bot makes.
+
+``--players 2 3 4`` measures tables of those sizes side by side in one process: ``--rounds``
+rounds (3), each playing every workload at every table size in turn (the order alternating
+from round to round), timed in CPU seconds; one JSON line per workload and table size gives the
+moves per CPU second of each round, their median, and ``vs_2``, the ratio of that median to the
+two-player one (when 2 is among the sizes). ``--players 3`` alone prints the plain line for
+three players.
 
 ``--against REV`` compares this tree with a git revision side by side: the revision's
 ``engine/`` is exported (``git archive``) to a temporary folder, and each workload runs in a
@@ -36,7 +43,7 @@ from .game import Game
 from .moves import PASS, Move
 from .rules import PRESETS, RuleSet
 
-__all__ = ["POLICIES", "against", "main", "run"]
+__all__ = ["POLICIES", "against", "main", "run", "sizes"]
 
 Policy = Callable[[Sequence[Move], random.Random], Move]
 
@@ -55,8 +62,10 @@ POLICIES: dict[str, Policy] = {"uniform": _uniform, "playfirst": _playfirst}
 """The random policies: any legal move equally likely, or a play to the centre when one exists."""
 
 
-def run(rules: RuleSet, policy: str, games: int, seed: int) -> dict[str, object]:
-    """Play ``games`` seeded games and return the figures as a dict."""
+def run(rules: RuleSet, policy: str, games: int, seed: int,
+        players: int = 2) -> dict[str, object]:
+    """Play ``games`` seeded games at a table of ``players`` and return the figures as a dict
+    (two players play the games they always played)."""
     if policy not in POLICIES:
         raise ValueError(f"Unknown policy {policy!r}: choose one of {', '.join(POLICIES)}.")
     play_first = policy == "playfirst"
@@ -64,7 +73,7 @@ def run(rules: RuleSet, policy: str, games: int, seed: int) -> dict[str, object]
     moves = passes = wins = ties = stalemates = 0
     started = time.perf_counter()
     for n in range(games):
-        game, _ = Game.new(rules, seed * 100_003 + n)
+        game, _ = Game.new(rules, seed * 100_003 + n, players)
         legal_moves = game.legal_moves
         legal_plays = game.legal_plays
         push = game.push  # the moves come from the game's own lists: no check, no events
@@ -86,7 +95,7 @@ def run(rules: RuleSet, policy: str, games: int, seed: int) -> dict[str, object]
         else:
             wins += 1
     seconds = time.perf_counter() - started
-    return {
+    row: dict[str, object] = {
         "rules": rules.name,
         "policy": policy,
         "games": games,
@@ -99,6 +108,39 @@ def run(rules: RuleSet, policy: str, games: int, seed: int) -> dict[str, object]
         "ties": ties,
         "stalemates": stalemates,
     }
+    if players != 2:
+        row["players"] = players
+    return row
+
+
+def sizes(rule_sets: Sequence[str], policies: Sequence[str], tables: Sequence[int], games: int,
+          seed: int, rounds: int = 3) -> list[dict[str, object]]:
+    """Every workload at every table size in ``tables``, side by side in this process; one row
+    per workload and table size, with the moves per CPU second of each round."""
+    workloads = [(r, p, n) for r in rule_sets for p in policies for n in tables]
+    per: dict[tuple[str, str, int], list[float]] = {w: [] for w in workloads}
+    last: dict[tuple[str, str, int], dict[str, object]] = {}
+    for k in range(rounds):
+        for w in (workloads if k % 2 == 0 else workloads[::-1]):
+            cpu = time.process_time()
+            row = run(PRESETS[w[0]], w[1], games, seed, w[2])
+            spent = time.process_time() - cpu
+            per[w].append(float(str(row["moves"])) / spent)
+            last[w] = row
+    rows: list[dict[str, object]] = []
+    for (rules, policy, n), rates in per.items():
+        median = statistics.median(rates)
+        base = per.get((rules, policy, 2))
+        out: dict[str, object] = {
+            "rules": rules, "policy": policy, "players": n, "games": games,
+            "moves": last[(rules, policy, n)]["moves"],
+            "moves_per_cpu_s": [round(x) for x in rates],
+            "median_moves_per_cpu_s": round(median),
+        }
+        if base:
+            out["vs_2"] = round(median / statistics.median(base), 3)
+        rows.append(out)
+    return rows
 
 
 _SAME_KEYS = ("games", "moves", "passes", "wins", "ties", "stalemates")
@@ -189,20 +231,33 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--against", metavar="REV",
                         help="also run a git revision's engine, interleaved, and print ratios")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds with --against")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds with --against or several --players")
+    parser.add_argument("--players", type=int, nargs="+", choices=[2, 3, 4], default=[2],
+                        help="table sizes (several: measured side by side)")
     args = parser.parse_args(argv)
     rule_sets = list(PRESETS) if args.rules == "all" else [args.rules]
     policies = list(POLICIES) if args.policy == "all" else [args.policy]
+    tables = list(dict.fromkeys(args.players))
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    if len(tables) > 1:
+        if args.against:
+            parser.error("--against compares two-player games only")
+        for row in sizes(rule_sets, policies, tables, args.games, args.seed, args.rounds):
+            print(json.dumps(row), flush=True)
+        return
     if args.against:
-        if args.rounds < 1:
-            parser.error("--rounds must be at least 1")
+        if tables != [2]:
+            parser.error("--against compares two-player games only")
         for row in against(args.against, rule_sets, policies, args.games, args.seed,
                            args.rounds):
             print(json.dumps(row), flush=True)
         return
     for name in rule_sets:
         for policy in policies:
-            print(json.dumps(run(PRESETS[name], policy, args.games, args.seed)), flush=True)
+            print(json.dumps(run(PRESETS[name], policy, args.games, args.seed, tables[0])),
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,12 +22,14 @@ __all__ = [
     "EndReason",
     "Event",
     "GameOver",
+    "Left",
     "Passed",
     "Played",
     "Discarded",
     "Result",
     "StackCompleted",
     "TurnEnded",
+    "rank_places",
 ]
 
 
@@ -36,48 +39,122 @@ class EndReason(enum.Enum):
     PAYOFF_EMPTIED = "payoff_emptied"
     """Rule 7: a player played his last pay-off card."""
     STALEMATE = "stalemate"
-    """Rule 16 (classic): both players ended consecutive turns without a play or discard."""
+    """Rule 16 (classic): every player still seated ended a turn in a row without a play or
+    discard (both players, at a table of two; a whole round, rule 25)."""
     TURN_LIMIT = "turn_limit"
     """Rules 16/22: the game reached its turn limit."""
     STOCK_OUT = "stock_out"
     """Rule 20 (kings): a player had to draw from an empty stock."""
     RESIGNED = "resigned"
-    """A player gave the game up (or lost it on time, as the bot decides)."""
+    """A player gave the game up (or lost it on time, as the bot decides) and one player was
+    left (rule 26)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """How a game ended: the winner (``None`` for a tie or drawn game) and the points scored."""
+    """How a game ended: the winner (``None`` for a tie or drawn game), the points scored, and
+    each loser's margin (rules 7, 25 and 26).
+
+    ``Result(winner, score, reason, payoff_left)`` describes a two-player game as it always
+    did: the loser's margin is the score. At a table of three or four the engine also gives
+    ``margins``, ``left`` and ``absent``; ``ranks`` orders the table for ratings (rule 28).
+    """
 
     winner: int | None
-    """Seat 0 or 1 of the winner, or ``None`` for a tie."""
+    """Seat of the winner, or ``None`` for a tie."""
     score: int
-    """Points to the winner: cards left in the loser's pay-off pile (or the difference)."""
+    """Points to the winner: the sum of the losers' margins (0 when nobody won)."""
     reason: EndReason
     """Why the game ended."""
-    payoff_left: tuple[int, int]
-    """Cards left in each pay-off pile at the end."""
+    payoff_left: tuple[int, ...]
+    """Cards left in each seat's pay-off pile at the end."""
+    margins: tuple[int | None, ...] = ()
+    """Per seat: a loser's margin (rule 25: the cards left in his pay-off pile, or after a
+    stalemate that count minus the winner's; rule 26: a leaver's count when he left); ``None``
+    for the winner, for a player in a drawn game who did not leave, and for an absent seat.
+    Left empty by a caller, it is worked out for two players (the loser's margin is the score)."""
+    left: tuple[int, ...] = ()
+    """Seats that left the game (rule 26), in the order they left."""
+    absent: tuple[int, ...] = ()
+    """Seats not dealt into this game (they left the match earlier, rule 27)."""
+
+    def __post_init__(self) -> None:
+        n = len(self.payoff_left)
+        if not self.left and n == 2 and self.reason is EndReason.RESIGNED \
+                and self.winner is not None:
+            object.__setattr__(self, "left", (1 - self.winner,))
+        if not self.margins:
+            object.__setattr__(self, "margins", tuple(
+                None if self.winner is None or seat == self.winner or seat in self.absent
+                else (self.score if n == 2 else self.payoff_left[seat])
+                for seat in range(n)))
 
     @property
     def is_tie(self) -> bool:
         """True when nobody won (stock-out, turn limit in kings, equal piles at a stalemate)."""
         return self.winner is None
 
+    @property
+    def players(self) -> int:
+        """Seats at the table (absent ones included)."""
+        return len(self.payoff_left)
+
+    @property
+    def losers(self) -> tuple[tuple[int, int], ...]:
+        """Each loser as ``(seat, margin)``, best place first (smallest margin), seats in order
+        on equal margins: one ledger line each (rule 28). Leavers of a drawn game are losers
+        too, but nobody wins their stake."""
+        out = [(seat, m) for seat, m in enumerate(self.margins) if m is not None]
+        return tuple(sorted(out, key=lambda pair: (pair[1], pair[0])))
+
+    @property
+    def ranks(self) -> tuple[int | None, ...]:
+        """Per seat, its place for ratings (rule 28), 1 the best: the winner first, then the
+        losers by margin (smaller is better; equal margins share a place, the next place is
+        skipped). A drawn game ranks every player who stayed first and equal (the leavers, who
+        lost, after them by margin). ``None`` for an absent seat."""
+        return rank_places(self.margins, self.absent)
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe form."""
-        return {
+        """JSON-safe form (a two-player result keeps the form it always had)."""
+        out: dict[str, Any] = {
             "winner": self.winner,
             "score": self.score,
             "reason": self.reason.value,
             "payoff_left": list(self.payoff_left),
         }
+        if len(self.payoff_left) != 2:
+            out["margins"] = list(self.margins)
+            out["left"] = list(self.left)
+            out["absent"] = list(self.absent)
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Result:
         """Rebuild from ``to_dict`` output."""
-        left = data["payoff_left"]
-        return cls(data["winner"], int(data["score"]), EndReason(data["reason"]),
-                   (int(left[0]), int(left[1])))
+        left = tuple(int(n) for n in data["payoff_left"])
+        if not 2 <= len(left) <= 4:
+            raise ValueError("a result needs two to four seats")
+        margins = tuple(None if m is None else int(m) for m in data.get("margins", ()))
+        return cls(data["winner"], int(data["score"]), EndReason(data["reason"]), left,
+                   margins, tuple(int(s) for s in data.get("left", ())),
+                   tuple(int(s) for s in data.get("absent", ())))
+
+
+def rank_places(margins: Sequence[int | None], absent: Sequence[int]) -> tuple[int | None, ...]:
+    """Places for ratings (rule 28), 1 the best, from per-seat margins: the seats without a
+    margin first and equal (the winner, or everyone who stayed in a drawn game), then the
+    losers by margin, smaller first, equal margins sharing a place (the next one is skipped:
+    1, 2, 2, 4). ``None`` for an ``absent`` seat."""
+    top = [seat for seat, m in enumerate(margins) if m is None and seat not in absent]
+    known = [m for m in margins if m is not None]
+    places: list[int | None] = []
+    for seat, m in enumerate(margins):
+        if m is None:
+            places.append(None if seat in absent else 1)
+        else:
+            places.append(1 + len(top) + sum(1 for other in known if other < m))
+    return tuple(places)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,12 +198,13 @@ def _jsonable(value: Any) -> Any:
 class Dealt(Event):
     """The deal (rules 1 and 2): pay-off tops turned up and who plays first."""
 
-    payoff_tops: tuple[Card, Card]
-    """The pay-off tops that decided the first player."""
-    payoff_counts: tuple[int, int]
+    payoff_tops: tuple[Card | None, ...]
+    """The pay-off tops that decided the first player, per seat (``None``: an absent seat)."""
+    payoff_counts: tuple[int, ...]
     """Cards in each pay-off pile."""
     reshuffles: int
-    """How often the pay-off piles were reshuffled because the tops had equal ranks."""
+    """How often pay-off piles were reshuffled because the highest tops had equal ranks (only
+    the tied piles are reshuffled, rule 24)."""
     first_player: int
     """The seat that plays first."""
 
@@ -218,6 +296,19 @@ class TurnEnded(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Left(Event):
+    """A player left the game (rule 26): he resigned, or another player claimed the game from
+    him. His turns are skipped from now on; his pay-off pile and side stacks stay, out of play."""
+
+    player: int
+    """Who left."""
+    margin: int
+    """His margin: the cards in his pay-off pile as he left."""
+    next_player: int | None
+    """Who is on turn now (``None`` when the game ended, one player being left)."""
+
+
+@dataclass(frozen=True, slots=True)
 class GameOver(Event):
     """The game ended."""
 
@@ -233,5 +324,6 @@ _KIND_NAMES: dict[type, str] = {
     Passed: "passed",
     StackCompleted: "stack_completed",
     TurnEnded: "turn_ended",
+    Left: "left",
     GameOver: "game_over",
 }

@@ -6,7 +6,9 @@ action is *verify, then change*: ``play()`` checks the move against the cached l
 moves before touching anything, and an illegal move raises ``IllegalMoveError`` whose message
 says why in a player's words.
 
-Piles are lists with the top card last (``pile[-1]``). Seats are 0 and 1.
+Piles are lists with the top card last (``pile[-1]``). Seats are numbered from 0 in the order
+the players sat down: two, three or four of them (rules 23 to 29); play passes from each seat to
+the next one still seated.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from .events import (
     EndReason,
     Event,
     GameOver,
+    Left,
     Passed,
     Played,
     Result,
@@ -35,7 +38,12 @@ from .moves import _HAND, _PAYOFF, _SIDE, PASS, Move, Source, Target
 from .rules import RuleSet, RuleSetError
 from .views import CentreStackView, SideRanks, View
 
-__all__ = ["Game", "full_deck", "rank_with_article"]
+__all__ = ["MAX_PLAYERS", "MIN_PLAYERS", "Game", "full_deck", "rank_with_article"]
+
+MIN_PLAYERS = 2
+"""The fewest seats at a table."""
+MAX_PLAYERS = 4
+"""The most seats at a table (rules 23 to 29)."""
 
 _RANKS_2_TO_K = sum(1 << r for r in range(2, 14))
 """Bit mask of the ranks a joker may stand for (rule 9: anything but an Ace)."""
@@ -44,9 +52,13 @@ _RECENT_MOVES = 12
 _SAVE_VERSION = 1
 
 
-def full_deck(rules: RuleSet) -> list[Card]:
-    """Every card of a game under ``rules`` in a fixed order (108 classic, 104 kings)."""
-    return full_pack() + full_pack(rules.jokers)
+def full_deck(rules: RuleSet, players: int = 2) -> list[Card]:
+    """Every card of a game of ``players`` under ``rules``, in a fixed order (rule 23): one
+    52-card pack per player beyond the first, then pack B (with four jokers in classic). 108 or
+    104 cards for two players, 160 or 156 for three, 212 or 208 for four."""
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise SetupError(f"A table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}.")
+    return full_pack() * (players - 1) + full_pack(rules.jokers)
 
 
 def rank_with_article(rank: int) -> str:
@@ -167,11 +179,12 @@ def _spread(top: int, four: bool) -> int:
 
 
 class Game:
-    """One game of Spite & Malice between seats 0 and 1.
+    """One game of Spite & Malice at a table of two to four seats (0, 1, …).
 
-    Create one with ``Game.new(rules, seed)`` (a seeded deal), ``Game.deal(rules, order)`` (a
-    given card order, for tests) or ``Game.from_layout(...)`` (a position set up by hand); load
-    one with ``Game.from_dict``; rebuild one with ``Game.replay(rules, seed, moves)``.
+    Create one with ``Game.new(rules, seed, players=N)`` (a seeded deal), ``Game.deal(rules,
+    order)`` (a given card order, for tests) or ``Game.from_layout(...)`` (a position set up by
+    hand); load one with ``Game.from_dict``; rebuild one with ``Game.replay(rules, seed, moves)``.
+    A player leaves with ``resign(seat)`` (rule 26).
     """
 
     __slots__ = (
@@ -191,6 +204,10 @@ class Game:
         "first_player",
         "history",
         "result",
+        "departures",
+        "absent",
+        "_next",
+        "_seated",
         "_legal",
         "_plays",
         "_endings",
@@ -216,6 +233,10 @@ class Game:
     first_player: int
     history: list[tuple[int, Move]]
     result: Result | None
+    departures: list[tuple[int, int]]
+    absent: tuple[int, ...]
+    _next: list[int]
+    _seated: int
     _legal: tuple[Move, ...] | None
     _plays: tuple[Move, ...] | None
     _endings: tuple[Move, ...] | None
@@ -226,15 +247,24 @@ class Game:
 
     # ------------------------------------------------------------------ construction
 
-    def __init__(self, rules: RuleSet, seed: int = 0) -> None:
-        """An empty table; use one of the class methods to get a dealt game."""
+    def __init__(self, rules: RuleSet, seed: int = 0, players: int = 2,
+                 absent: Iterable[int] = ()) -> None:
+        """An empty table of ``players`` seats; use one of the class methods to get a dealt
+        game. ``absent`` seats are not dealt in (they left the match earlier, rule 27)."""
         rules.validate()
+        if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise SetupError(f"A table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, "
+                             f"not {players!r}.")
+        away = tuple(sorted(set(absent))) if absent else ()
+        if away and (any(type(a) is not int or not 0 <= a < players for a in away)
+                     or players - len(away) < MIN_PLAYERS):
+            raise SetupError("At least two seats of the table must be dealt in.")
         self.rules = rules
         self.seed = int(seed)
-        self.payoffs = [[], []]
-        self.hands = [[], []]
-        self.sides = [[[] for _ in range(rules.side_stacks)] for _ in range(2)]
-        self.side_masks = [[[] for _ in range(rules.side_stacks)] for _ in range(2)]
+        self.payoffs = [[] for _ in range(players)]
+        self.hands = [[] for _ in range(players)]
+        self.sides = [[[] for _ in range(rules.side_stacks)] for _ in range(players)]
+        self.side_masks = [[[] for _ in range(rules.side_stacks)] for _ in range(players)]
         self.centre = [[] for _ in range(rules.centre_stacks)]
         self.stock = []
         self.turn = 0
@@ -245,6 +275,9 @@ class Game:
         self.first_player = 0
         self.history = []
         self.result = None
+        self.departures = []
+        self.absent = away
+        self._seat_order()
         self._legal = self._plays = self._endings = None
         last = _LAST_TABLES[0]
         if last is not None and last[0] is rules:
@@ -257,70 +290,139 @@ class Game:
             self._tables = found
         self._fit = self._tables.fit
         self._where = None
-        self._side_memo = [None, None]
+        self._side_memo = [None] * players
+
+    def _seat_order(self) -> None:
+        """Who follows whom (rule 24): each seat's next seat still playing."""
+        n = len(self.payoffs)
+        if not self.absent and not self.departures:
+            self._seated = n
+            self._next = [*range(1, n), 0]
+            return
+        gone = set(self.absent)
+        gone.update(seat for seat, _ in self.departures)
+        self._seated = n - len(gone)
+        order = []
+        for seat in range(n):
+            nxt = (seat + 1) % n
+            while nxt in gone and nxt != seat:
+                nxt = (nxt + 1) % n
+            order.append(nxt)
+        self._next = order
+
+    @property
+    def players(self) -> int:
+        """Seats at the table (absent ones included)."""
+        return len(self.payoffs)
+
+    @property
+    def left(self) -> tuple[int, ...]:
+        """Seats that left the game (rule 26), in the order they left."""
+        return tuple(seat for seat, _ in self.departures)
+
+    @property
+    def seated(self) -> tuple[int, ...]:
+        """Seats still playing: dealt in and not left, in seat order."""
+        gone = set(self.absent).union(self.left)
+        return tuple(seat for seat in range(self.players) if seat not in gone)
+
+    @property
+    def dealt_in(self) -> tuple[int, ...]:
+        """Seats dealt into this game (every seat but the absent ones), in seat order."""
+        if not self.absent:
+            return tuple(range(len(self.payoffs)))
+        return tuple(seat for seat in range(self.players) if seat not in self.absent)
+
+    @property
+    def deck_size(self) -> int:
+        """Cards in this game: as ``full_deck`` gives them for the seats dealt in."""
+        return len(self.dealt_in) * 52 + self.rules.jokers
 
     @classmethod
-    def new(cls, rules: RuleSet, seed: int) -> tuple[Game, list[Event]]:
-        """Shuffle from ``seed`` and deal (rules 1 and 2). Returns the game and its deal events."""
+    def new(cls, rules: RuleSet, seed: int, players: int = 2,
+            absent: Iterable[int] = ()) -> tuple[Game, list[Event]]:
+        """Shuffle from ``seed`` and deal (rules 1, 2, 23 and 24) to ``players`` seats (2 to 4;
+        ``absent`` seats are not dealt in). Returns the game and its deal events.
+
+        Two players get the deal they always got from the same seed.
+        """
+        game = cls(rules, seed, players, absent)  # checks the table before anything else
         rng = random.Random(f"spite-malice/{int(seed)}/deal")
+        count = players - len(game.absent)
         if rules.payoff_from_pack_a:
-            pack_a = full_pack()
-            pack_b = full_pack(rules.jokers)
-            _shuffle(rng, pack_a)
-            _shuffle(rng, pack_b)
-            order = pack_a + pack_b
+            # Rule 23: the jokerless packs (A, C, D) give the pay-off piles; what is left of
+            # them joins pack B as the stock. With two players nothing is left of pack A.
+            plain = full_pack() * (count - 1)
+            _shuffle(rng, plain)
+            dealt = count * rules.payoff_size
+            rest = plain[dealt:] + full_pack(rules.jokers)
+            _shuffle(rng, rest)
+            order = plain[:dealt] + rest
         else:
-            order = full_deck(rules)
+            order = full_deck(rules, count)
             _shuffle(rng, order)
-        # A shuffled full deck is the right deck, with pack A first: nothing here can fail.
-        return cls._deal(rules, order, seed)
+        # A shuffled full deck is the right deck, with the plain packs first: nothing can fail.
+        return game._deal(order)
 
     @classmethod
     def deal(
-        cls, rules: RuleSet, order: Sequence[Card | str], seed: int = 0
+        cls, rules: RuleSet, order: Sequence[Card | str], seed: int = 0, players: int = 2,
+        absent: Iterable[int] = (),
     ) -> tuple[Game, list[Event]]:
         """Deal from a given card order: the sequence in which the cards are dealt.
 
         Each pay-off pile gets ``payoff_size`` cards in turn (seat 0 first; the last card dealt to
-        a pile is its top). In classic the first 52 cards must be pack A (no jokers). Then five
-        cards to each hand, one at a time (seat 0 first), and the rest is the stock, the next
-        card in ``order`` being the first one drawn. ``seed`` drives later shuffles.
+        a pile is its top). In classic the pay-off cards must come from the jokerless packs.
+        Then five cards to each hand, one at a time (seat 0 first), and the rest is the stock,
+        the next card in ``order`` being the first one drawn. ``seed`` drives later shuffles.
         """
+        game = cls(rules, seed, players, absent)
         cards = [c if isinstance(c, Card) else Card.parse(c) for c in order]
-        _check_deck(rules, cards)
+        count = len(game.dealt_in)
+        _check_deck(rules, cards, count)
         n = rules.payoff_size
-        if rules.payoff_from_pack_a and any(c.is_joker for c in cards[: 2 * n]):
-            raise SetupError("In classic the pay-off piles come from pack A, which has no jokers.")
-        return cls._deal(rules, cards, seed)
+        if rules.payoff_from_pack_a and any(c.is_joker for c in cards[: count * n]):
+            packs = ("pack A, which has" if count == 2
+                     else "the packs without jokers (A, C, D), which have")
+            raise SetupError(f"In classic the pay-off piles come from {packs} no jokers.")
+        return game._deal(cards)
 
-    @classmethod
-    def _deal(cls, rules: RuleSet, cards: list[Card], seed: int) -> tuple[Game, list[Event]]:
-        game = cls(rules, seed)
-        n = rules.payoff_size
-        game.payoffs = [cards[:n], cards[n : 2 * n]]
-        rest = cards[2 * n :]
-        h = rules.hand_size
-        game.hands = [rest[0 : 2 * h : 2], rest[1 : 2 * h : 2]]
-        game.stock = rest[2 * h :][::-1]
-        events: list[Event] = [game._choose_first_player()]
-        return game, events
+    def _deal(self, cards: list[Card]) -> tuple[Game, list[Event]]:
+        seats = self.dealt_in
+        count = len(seats)
+        n = self.rules.payoff_size
+        for i, seat in enumerate(seats):
+            self.payoffs[seat] = cards[i * n : (i + 1) * n]
+        rest = cards[count * n :]
+        h = self.rules.hand_size
+        for i, seat in enumerate(seats):
+            self.hands[seat] = rest[i : count * h : count]
+        self.stock = rest[count * h :][::-1]
+        events: list[Event] = [self._choose_first_player()]
+        return self, events
 
     def _choose_first_player(self) -> Dealt:
-        # Rule 2: the higher pay-off top starts; on equal ranks both piles are reshuffled.
+        # Rules 2 and 24: the highest pay-off top starts; when several share the highest rank,
+        # only their piles are reshuffled and compared again.
         reshuffles = 0
+        payoffs = self.payoffs
+        contenders = list(self.dealt_in)
         while True:
-            a, b = self.payoffs[0][-1], self.payoffs[1][-1]
-            if a.rank != b.rank:
+            ranks = [payoffs[seat][-1].rank for seat in contenders]
+            high = max(ranks)
+            if ranks.count(high) == 1:
+                contenders = [contenders[ranks.index(high)]]
                 break
+            contenders = [s for s, rank in zip(contenders, ranks, strict=True) if rank == high]
             if reshuffles > 1000:
                 raise SetupError("The pay-off piles cannot decide a first player.")
             rng = self._next_rng()
-            _shuffle(rng, self.payoffs[0])
-            _shuffle(rng, self.payoffs[1])
+            for seat in contenders:
+                _shuffle(rng, self.payoffs[seat])
             reshuffles += 1
-        self.first_player = self.turn = 0 if a.rank > b.rank else 1
-        return Dealt((a, b), (len(self.payoffs[0]), len(self.payoffs[1])), reshuffles,
-                     self.first_player)
+        self.first_player = self.turn = contenders[0]
+        return Dealt(tuple(p[-1] if p else None for p in self.payoffs),
+                     tuple(len(p) for p in self.payoffs), reshuffles, self.first_player)
 
     @classmethod
     def from_layout(
@@ -334,15 +436,21 @@ class Game:
         stock: Iterable[Card | str] | str = (),
         turn: int = 0,
         seed: int = 0,
+        left: Iterable[int] = (),
     ) -> Game:
         """Set up a position by hand (for tests and puzzles), keeping every card somewhere.
 
-        Piles are given bottom first (the top card last); ``stock`` lists the next cards to be
-        drawn, first one first. Every card of the full deck not placed elsewhere goes under the
-        given stock in a seeded order, so cards are conserved. Side stacks are placed card by
+        ``payoffs`` and ``hands`` (and ``sides`` when given) hold one entry per seat: two to
+        four. Piles are given bottom first (the top card last); ``stock`` lists the next cards
+        to be drawn, first one first. Every card of the full deck not placed elsewhere goes under
+        the given stock in a seeded order, so cards are conserved. Side stacks are placed card by
         card as they would have been played, so jokers on them keep the ranks they stand for.
+        ``left`` seats have left the game already (rule 26).
         """
-        game = cls(rules, seed)
+        players = len(payoffs)
+        if len(hands) != players or (sides is not None and len(sides) != players):
+            raise SetupError("Give the pay-off piles, hands and side stacks of the same seats.")
+        game = cls(rules, seed, players)
         game.payoffs = [_cards(p) for p in payoffs]
         game.hands = [_cards(h) for h in hands]
         if centre is not None:
@@ -369,9 +477,10 @@ class Game:
                         game.side_masks[p][s].append(mask)
         top = _cards(stock)
         placed = Counter(top)
-        for pile in (*game.payoffs, *game.hands, *game.centre, *game.sides[0], *game.sides[1]):
+        for pile in (*game.payoffs, *game.hands, *game.centre,
+                     *(s for seat in game.sides for s in seat)):
             placed.update(pile)
-        remaining = Counter(full_deck(rules))
+        remaining = Counter(full_deck(rules, players))
         remaining.subtract(placed)
         if any(v < 0 for v in remaining.values()):
             extra = ", ".join(str(c) for c, v in remaining.items() if v < 0)
@@ -381,8 +490,13 @@ class Game:
         game.stock = (top + rest)[::-1]
         if not all(game.payoffs):
             raise SetupError("Each pay-off pile needs at least one card.")
-        if turn not in (0, 1):
-            raise SetupError("The seat on turn must be 0 or 1.")
+        game.departures = [(seat, 0) for seat in dict.fromkeys(left)]
+        if any(type(seat) is not int or not 0 <= seat < players for seat, _ in game.departures) \
+                or len(game.departures) > players - 2:
+            raise SetupError("The seats that left must be seats of the table, two staying.")
+        game._seat_order()
+        if type(turn) is not int or not 0 <= turn < players or turn in game.left:
+            raise SetupError(f"The seat on turn must be a seat still playing, 0 to {players - 1}.")
         game.turn = game.first_player = turn
         return game
 
@@ -758,7 +872,7 @@ class Game:
                                              len(self.stock)))
         if revealed is None and source is _FROM_PAYOFF:
             # Rule 7: the last pay-off card wins at once.
-            self._finish(events, p, len(self.payoffs[1 - p]), EndReason.PAYOFF_EMPTIED)
+            self._finish(events, p, EndReason.PAYOFF_EMPTIED)
         elif not hand and rules.refill_empty_hand:
             self._draw(events, p)  # rule 6
 
@@ -770,7 +884,7 @@ class Game:
         stock = self.stock
         if not stock:
             if self.rules.stock_out_tie:
-                self._finish(events, None, 0, EndReason.STOCK_OUT)  # rule 20
+                self._finish(events, None, EndReason.STOCK_OUT)  # rules 20, 25
             return
         take = stock[-want:][::-1]
         del stock[-want:]
@@ -783,45 +897,85 @@ class Game:
         self.turn_number += 1
         self.idle_streak = self.idle_streak + 1 if idle else 0
         if events is not None:
-            events.append(TurnEnded(p, self.turn_number, idle, 1 - p))
+            events.append(TurnEnded(p, self.turn_number, idle, self._next[p]))
         rules = self.rules
-        if rules.stalemate and self.idle_streak >= 2:
-            self._finish_on_payoffs(events, EndReason.STALEMATE)  # rule 16
+        if rules.stalemate and self.idle_streak >= self._seated:
+            # Rules 16 and 25: every player still seated, in turn, ended a turn idle.
+            self._finish_on_payoffs(events, EndReason.STALEMATE)
             return
         if self.turn_number >= rules.turn_limit:
             if rules.stalemate:
                 self._finish_on_payoffs(events, EndReason.TURN_LIMIT)  # rule 16
             else:
-                self._finish(events, None, 0, EndReason.TURN_LIMIT)  # rule 22
+                self._finish(events, None, EndReason.TURN_LIMIT)  # rules 22, 25
             return
-        self.turn = 1 - p
+        self.turn = self._next[p]
         self.plays_this_turn = 0
         self._draw(events, self.turn)  # rule 3
 
     def _finish_on_payoffs(self, events: list[Event] | None, reason: EndReason) -> None:
-        a, b = len(self.payoffs[0]), len(self.payoffs[1])
-        if a == b:
-            self._finish(events, None, 0, reason)
+        # Rules 16 and 25: the fewest pay-off cards among the players still seated wins; the
+        # others' margins are the difference; a shared fewest is a drawn game.
+        seated = self.seated
+        counts = [len(self.payoffs[seat]) for seat in seated]
+        low = min(counts)
+        if counts.count(low) > 1:
+            self._finish(events, None, reason)
         else:
-            self._finish(events, 0 if a < b else 1, abs(a - b), reason)
+            self._finish(events, seated[counts.index(low)], reason, low)
 
-    def _finish(
-        self, events: list[Event] | None, winner: int | None, score: int, reason: EndReason
-    ) -> None:
-        self.result = Result(winner, score, reason, (len(self.payoffs[0]), len(self.payoffs[1])))
+    def _finish(self, events: list[Event] | None, winner: int | None, reason: EndReason,
+                base: int = 0) -> None:
+        """End the game. Each loser's margin is his pay-off count less ``base`` (the winner's
+        count after a stalemate); a leaver's is his count (rule 26); the score is their sum."""
+        left = self.left
+        absent = self.absent
+        margins: list[int | None] = []
+        for seat, pile in enumerate(self.payoffs):
+            if seat == winner or seat in absent:
+                margins.append(None)
+            elif seat in left:
+                margins.append(len(pile))
+            else:
+                margins.append(None if winner is None else len(pile) - base)
+        score = 0 if winner is None else sum(m for m in margins if m is not None)
+        self.result = Result(winner, score, reason, tuple(len(p) for p in self.payoffs),
+                             tuple(margins), left, absent)
         self._legal = self._plays = self._endings = None
         if events is not None:
             events.append(GameOver(self.result))
 
     def resign(self, player: int) -> list[Event]:
-        """Seat ``player`` gives the game up; the opponent wins and scores the cards left in
-        the resigner's pay-off pile, as if he had played out."""
+        """Seat ``player`` leaves the game (rule 26): he resigned, or another player claimed the
+        game from him after the claim time (the bot decides which; the engine does the same).
+
+        He loses with the cards in his pay-off pile as his margin. His turns are skipped from
+        now on (if he was on turn, the turn passes to the next seat, which draws) and his pay-off
+        pile, side stacks and hand stay where they are, out of play. When one player is left,
+        that player wins at once and scores the leavers' margins: at a table of two, the other
+        player wins and scores the cards left in the resigner's pay-off pile.
+        """
         if self.result is not None:
             raise IllegalMoveError("The game is over.")
-        if player not in (0, 1):
+        if type(player) is not int or not 0 <= player < self.players or player in self.absent:
             raise IllegalMoveError("Only a player in this game can resign it.")
+        if player in self.left:
+            raise IllegalMoveError("That player has left the game already.")
+        self.departures.append((player, len(self.history)))
+        self._seat_order()
+        self._legal = self._plays = self._endings = None
+        self.idle_streak = 0  # a new round of idle turns begins among the players left
         events: list[Event] = []
-        self._finish(events, 1 - player, len(self.payoffs[player]), EndReason.RESIGNED)
+        margin = len(self.payoffs[player])
+        if self._seated == 1:
+            events.append(Left(player, margin, None))
+            self._finish(events, self._next[player], EndReason.RESIGNED)
+            return events
+        on_turn = self.turn == player
+        events.append(Left(player, margin, self._next[player] if on_turn else self.turn))
+        if on_turn:
+            # His turn ends where it stands; it is not idle (he did not pass, he left).
+            self._end_turn(events, idle=False)
         return events
 
     # ------------------------------------------------------------------ explanations
@@ -889,24 +1043,20 @@ class Game:
     # ------------------------------------------------------------------ views
 
     def view(self, viewer: int | None) -> View:
-        """What seat ``viewer`` may see (``None``: the public view for spectators)."""
-        if viewer not in (0, 1, None):
-            raise ValueError("viewer must be 0, 1 or None")
+        """What seat ``viewer`` may see (``None``: the public view for spectators): his own
+        hand, and of every seat the public state (rules 8 and 29)."""
+        if viewer is not None and (type(viewer) is not int or not 0 <= viewer < self.players):
+            raise ValueError(f"viewer must be a seat from 0 to {self.players - 1}, or None")
         on_turn = viewer is not None and viewer == self.turn and self.result is None
+        payoffs = self.payoffs
         return View(
             rules=self.rules,
             viewer=viewer,
             hand=tuple(self.hands[viewer]) if viewer is not None else None,
-            hand_sizes=(len(self.hands[0]), len(self.hands[1])),
-            payoff_tops=(
-                self.payoffs[0][-1] if self.payoffs[0] else None,
-                self.payoffs[1][-1] if self.payoffs[1] else None,
-            ),
-            payoff_counts=(len(self.payoffs[0]), len(self.payoffs[1])),
-            sides=(
-                tuple(tuple(s) for s in self.sides[0]),
-                tuple(tuple(s) for s in self.sides[1]),
-            ),
+            hand_sizes=tuple(len(h) for h in self.hands),
+            payoff_tops=tuple(p[-1] if p else None for p in payoffs),
+            payoff_counts=tuple(len(p) for p in payoffs),
+            sides=tuple(tuple(tuple(s) for s in seat) for seat in self.sides),
             centre=tuple(CentreStackView(tuple(s), len(s) + 1) for s in self.centre),
             stock_size=len(self.stock),
             turn=self.turn,
@@ -917,7 +1067,10 @@ class Game:
             compulsory=tuple(self.compulsory_plays()) if on_turn else (),
             recent=tuple(self.history[-_RECENT_MOVES:]),
             result=self.result,
-            side_ranks=(_side_ranks(self.side_masks[0]), _side_ranks(self.side_masks[1])),
+            side_ranks=tuple(_side_ranks(masks) for masks in self.side_masks),
+            left=self.left,
+            absent=self.absent,
+            idle_streak=self.idle_streak,
         )
 
     def public_view(self) -> View:
@@ -927,12 +1080,17 @@ class Game:
     # ------------------------------------------------------------------ persistence
 
     def to_dict(self) -> dict[str, Any]:
-        """The whole game as a JSON-safe dict (hidden cards included: keep it private)."""
+        """The whole game as a JSON-safe dict (hidden cards included: keep it private).
+
+        A two-player game is saved as it always was; at a table of three or four the save also
+        holds the seats that left and when (``left``: ``[seat, moves made before]``) and the
+        absent seats.
+        """
 
         def texts(pile: list[Card]) -> list[str]:
             return [c.text for c in pile]
 
-        return {
+        data = {
             "version": _SAVE_VERSION,
             "rules": self.rules.to_dict(),
             "seed": self.seed,
@@ -951,6 +1109,10 @@ class Game:
             "history": [[p, m.text] for p, m in self.history],
             "result": self.result.to_dict() if self.result else None,
         }
+        if self.players != 2:
+            data["left"] = [[seat, at] for seat, at in self.departures]
+            data["absent"] = list(self.absent)
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Game:
@@ -961,22 +1123,35 @@ class Game:
             if data.get("version") != _SAVE_VERSION:
                 raise SetupError(f"Unknown save version {data.get('version')!r}.")
             rules = RuleSet.from_dict(data["rules"])
-            game = cls(rules, int(data["seed"]))
-            game.payoffs = [_cards(p) for p in _pair(data["payoffs"])]
-            game.hands = [_cards(h) for h in _pair(data["hands"])]
-            game.sides = [[_cards(s) for s in player] for player in _pair(data["sides"])]
+            payoffs = data["payoffs"]
+            n = len(payoffs) if isinstance(payoffs, list) else 0
+            if n == 2 and ("left" in data or "absent" in data):
+                raise SetupError("This saved game is damaged: a table of two has no leavers "
+                                 "saved apart.")
+            absent = [_seat(a, n) for a in data.get("absent", [])] if n != 2 else []
+            game = cls(rules, int(data["seed"]), _players(n), absent)
+            game.payoffs = [_cards(p) for p in _seats(payoffs, n)]
+            game.hands = [_cards(h) for h in _seats(data["hands"], n)]
+            game.sides = [[_cards(s) for s in player] for player in _seats(data["sides"], n)]
             game.side_masks = [[[int(m) for m in s] for s in player]
-                               for player in _pair(data["side_masks"])]
+                               for player in _seats(data["side_masks"], n)]
             game.centre = [_cards(s) for s in data["centre"]]
             game.stock = _cards(data["stock"])
-            game.turn = _seat(data["turn"])
-            game.first_player = _seat(data["first_player"])
+            game.turn = _seat(data["turn"], n)
+            game.first_player = _seat(data["first_player"], n)
             game.turn_number = int(data["turn_number"])
             game.plays_this_turn = int(data["plays_this_turn"])
             game.idle_streak = int(data["idle_streak"])
             game.shuffles = int(data["shuffles"])
-            game.history = [(_seat(p), Move.parse(m)) for p, m in data["history"]]
+            game.history = [(_seat(p, n), Move.parse(m)) for p, m in data["history"]]
             game.result = Result.from_dict(data["result"]) if data["result"] else None
+            if n != 2:
+                game.departures = [(_seat(seat, n), int(at)) for seat, at in data["left"]]
+            elif game.result is not None and game.result.reason is EndReason.RESIGNED:
+                # A table of two: the resigner is the loser, and he left after the last move.
+                assert game.result.winner is not None
+                game.departures = [(1 - game.result.winner, len(game.history))]
+            game._seat_order()
         except SetupError:
             raise
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError,
@@ -992,7 +1167,20 @@ class Game:
         ) or any(len(p) != rules.side_stacks for p in self.side_masks):
             raise SetupError("This saved game is damaged: wrong number of stacks.")
         damaged = "This saved game is damaged"
-        for p in range(2):
+        n = self.players
+        left = self.left
+        if len(set(left)) != len(left) or set(left) & set(self.absent) or self._seated < 1 \
+                or (self._seated == 1 and self.result is None) \
+                or any(not 0 <= at <= len(self.history) for _, at in self.departures) \
+                or [at for _, at in self.departures] != sorted(at for _, at in self.departures):
+            raise SetupError(f"{damaged}: impossible leavers.")
+        if self.result is None and self.turn not in self.seated:
+            raise SetupError(f"{damaged}: the seat on turn is not playing.")
+        for p in range(n):
+            if p in self.absent:
+                if self.payoffs[p] or self.hands[p] or any(self.sides[p]):
+                    raise SetupError(f"{damaged}: cards at an absent seat.")
+                continue
             for s in range(rules.side_stacks):
                 pile, masks = self.sides[p][s], self.side_masks[p][s]
                 if len(pile) != len(masks):
@@ -1007,37 +1195,54 @@ class Game:
                     below = mask
             if len(self.hands[p]) > rules.hand_size:
                 raise SetupError(f"{damaged}: a hand holds too many cards.")
-            if not self.payoffs[p] and self.result is None:
-                raise SetupError(f"{damaged}: an empty pay-off pile but no result.")
+            if not self.payoffs[p] and (self.result is None or self.result.winner != p):
+                raise SetupError(f"{damaged}: an empty pay-off pile but no win.")
             if rules.payoff_from_pack_a and any(c.is_joker for c in self.payoffs[p]):
                 raise SetupError(f"{damaged}: a joker in a pay-off pile.")
         if min(self.turn_number, self.plays_this_turn, self.idle_streak, self.shuffles) < 0:
             raise SetupError(f"{damaged}: negative counters.")
-        if self.result is not None and self.result.winner not in (None, 0, 1):
+        result = self.result
+        if result is not None and (
+                result.winner not in (None, *self.seated) or result.players != n
+                or result.payoff_left != tuple(len(p) for p in self.payoffs)
+                or len(result.margins) != n or result.left != left
+                or result.absent != self.absent):
             raise SetupError(f"{damaged}: impossible result.")
         for i, stack in enumerate(self.centre):
             if len(stack) >= rules.top_rank or any(
                 not self._fit[c.code] >> (j + 1) & 1 for j, c in enumerate(stack)
             ):
                 raise SetupError(f"This saved game is damaged: centre stack {i + 1} is impossible.")
-        _check_deck(rules, self.all_cards())
+        _check_deck(rules, self.all_cards(), len(self.dealt_in))
 
     def all_cards(self) -> list[Card]:
         """Every card in the game, wherever it is (for conservation checks)."""
         out: list[Card] = []
         for pile in (*self.payoffs, *self.hands, *self.centre, self.stock,
-                     *self.sides[0], *self.sides[1]):
+                     *(s for seat in self.sides for s in seat)):
             out.extend(pile)
         return out
 
     @classmethod
     def replay(
-        cls, rules: RuleSet, seed: int, moves: Iterable[Move | str]
+        cls, rules: RuleSet, seed: int, moves: Iterable[Move | str], players: int = 2,
+        left: Iterable[tuple[int, int]] = (), absent: Iterable[int] = (),
     ) -> Game:
-        """Deal from ``seed`` and make ``moves`` in order: the same game as the original."""
-        game, _ = cls.new(rules, seed)
-        for move in moves:
+        """Deal from ``seed`` and make ``moves`` in order: the same game as the original.
+
+        ``left`` lists the seats that left and when, as ``departures`` holds them: ``(seat,
+        moves made before he left)``.
+        """
+        game, _ = cls.new(rules, seed, players, absent)
+        leaving = sorted(left, key=lambda pair: pair[1])
+        k = 0
+        for n, move in enumerate(moves):
+            while k < len(leaving) and leaving[k][1] <= n:
+                game.resign(leaving[k][0])
+                k += 1
             game.play(move)
+        for seat, _ in leaving[k:]:
+            game.resign(seat)
         return game
 
     def __eq__(self, other: object) -> bool:
@@ -1183,21 +1388,33 @@ def _cards(pile: Iterable[Card | str] | str) -> list[Card]:
     return [c if isinstance(c, Card) else Card.parse(c) for c in pile]
 
 
-def _pair(value: Any) -> list[Any]:
-    if not isinstance(value, list) or len(value) != 2:
-        raise SetupError("This saved game is damaged: expected two players.")
+def _players(n: int) -> int:
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        raise SetupError("This saved game is damaged: a table seats two to four players.")
+    return n
+
+
+def _seats(value: Any, n: int) -> list[Any]:
+    if not isinstance(value, list) or len(value) != n:
+        raise SetupError(f"This saved game is damaged: expected {n} players.")
     return value
 
 
-def _seat(value: Any) -> int:
-    if type(value) is not int or value not in (0, 1):
+def _seat(value: Any, n: int = 2) -> int:
+    if type(value) is not int or not 0 <= value < n:
         raise SetupError(f"This saved game is damaged: {value!r} is not a seat.")
     return int(value)
 
 
-def _check_deck(rules: RuleSet, cards: Sequence[Card]) -> None:
-    if Counter(cards) != Counter(full_deck(rules)):
+_PACKS = {2: "two packs", 3: "three packs", 4: "four packs"}
+
+
+def _check_deck(rules: RuleSet, cards: Sequence[Card], players: int = 2) -> None:
+    if Counter(cards) != Counter(full_deck(rules, players)):
+        size = 52 * players + rules.jokers
+        table = "" if players == 2 else f" of {players} players"
         raise SetupError(
-            f"A {rules.name} game uses exactly {rules.deck_size} cards "
-            f"(two packs{' and four jokers' if rules.jokers else ''}); these are not those cards."
+            f"A {rules.name} game{table} uses exactly {size} cards "
+            f"({_PACKS[players]}{' and four jokers' if rules.jokers else ''}); these are not "
+            "those cards."
         )

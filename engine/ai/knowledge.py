@@ -1,10 +1,10 @@
 """What a player's view reveals about the hidden cards, and hypothetical deals consistent with it.
 
-The hidden cards (rule 8) are the opponent's hand, the order of the stock and the pay-off cards
-below both tops. Everything else is in the view, so the *unseen* cards are the full deck minus
-every card the view shows. A determinization deals the unseen cards at random into the hidden
-places, in the numbers the view gives, and so builds one full game the viewer cannot tell apart
-from the real one.
+The hidden cards (rules 8 and 29) are the other players' hands, the order of the stock and the
+pay-off cards below every top. Everything else is in the view, so the *unseen* cards are the
+full deck minus every card the view shows. A determinization deals the unseen cards at random
+into the hidden places, in the numbers the view gives, and so builds one full game the viewer
+cannot tell apart from the real one.
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from ..cards import Card
 from ..errors import SetupError
 from ..game import Game, _side_result, full_deck
-from ..moves import PASS
 from ..rules import RuleSet
 from ..views import View
 
 __all__ = [
     "Glimpse",
+    "dealt_in",
+    "opponents_in_order",
     "Hidden",
     "UnseenPool",
     "determinize",
@@ -36,11 +37,34 @@ __all__ = [
 _RANKS_2_TO_K = sum(1 << r for r in range(2, 14))
 
 
+def dealt_in(view: View) -> tuple[int, ...]:
+    """The seats dealt into the viewed game (every seat but the absent ones)."""
+    return tuple(s for s in range(view.players) if s not in view.absent)
+
+
+def opponents_in_order(view: View) -> tuple[int, ...]:
+    """The viewer's opponents still playing, in the order they play after him."""
+    assert view.viewer is not None
+    n = view.players
+    gone = set(view.left).union(view.absent)
+    return tuple(s for s in ((view.viewer + k) % n for k in range(1, n)) if s not in gone)
+
+
+def _hidden_hands(view: View) -> tuple[int, ...]:
+    """The seats whose hands the viewer cannot see: the opponents still playing in the order
+    they play after him, then those who left (their hands stay out of play)."""
+    assert view.viewer is not None
+    n = view.players
+    order = [(view.viewer + k) % n for k in range(1, n)]
+    playing = opponents_in_order(view)
+    return playing + tuple(s for s in order if s in view.left)
+
+
 def unseen_cards(view: View) -> list[Card]:
     """The cards the viewer cannot see, sorted (the same list for the same view)."""
     if view.viewer is None or view.hand is None:
         raise ValueError("Only a player's view has a hand to reason from.")
-    remaining = Counter(full_deck(view.rules))
+    remaining = Counter(full_deck(view.rules, len(dealt_in(view))))
     remaining.subtract(view.hand)
     for player in view.sides:
         for pile in player:
@@ -87,19 +111,22 @@ class Hidden:
     """One guess at the hidden cards of a view."""
 
     opponent_hand: tuple[Card, ...]
-    """The opponent's hand."""
-    payoff_below: tuple[tuple[Card, ...], tuple[Card, ...]]
+    """The hand of the opponent who plays next."""
+    payoff_below: tuple[tuple[Card, ...], ...]
     """Each seat's pay-off cards below the top, bottom first."""
     stock: tuple[Card, ...]
     """The stock in draw order: the first card is the next one drawn."""
+    hands: tuple[tuple[Card, ...], ...] = ()
+    """Every seat's hand (the viewer's as he sees it)."""
 
 
 def sample_hidden(view: View, rng: random.Random) -> Hidden:
     """Deal the unseen cards at random into the hidden places, in the numbers the view shows.
 
-    In classic the pay-off piles come from pack A, so no joker is dealt below a pay-off top.
+    In classic the pay-off piles come from the packs without jokers, so no joker is dealt below
+    a pay-off top.
     """
-    assert view.viewer is not None
+    assert view.viewer is not None and view.hand is not None
     pool = unseen_cards(view)
     rng.shuffle(pool)
     below_counts = [max(0, n - 1) for n in view.payoff_counts]
@@ -111,24 +138,35 @@ def sample_hidden(view: View, rng: random.Random) -> Hidden:
         rng.shuffle(rest)
     else:
         below_cards, rest = pool[:needed], pool[needed:]
-    opp = 1 - view.viewer
-    opp_hand = rest[: view.hand_sizes[opp]]
-    stock = rest[view.hand_sizes[opp]:]
+    hands: list[tuple[Card, ...]] = [()] * view.players
+    hands[view.viewer] = view.hand
+    for seat in _hidden_hands(view):
+        n = view.hand_sizes[seat]
+        hands[seat], rest = tuple(rest[:n]), rest[n:]
+    stock = rest
     if len(below_cards) != needed or len(stock) != view.stock_size:
         raise ValueError("The view's card counts do not add up to the deck.")
-    below = (below_cards[: below_counts[0]], below_cards[below_counts[0]:])
-    return Hidden(tuple(opp_hand), (tuple(below[0]), tuple(below[1])), tuple(stock))
+    below: list[tuple[Card, ...]] = []
+    for count in below_counts:
+        below.append(tuple(below_cards[:count]))
+        below_cards = below_cards[count:]
+    opponents = opponents_in_order(view)
+    return Hidden(hands[opponents[0]] if opponents else (), tuple(below), tuple(stock),
+                  tuple(hands))
 
 
 @dataclass(frozen=True, slots=True)
 class Glimpse:
-    """One guess at the hidden cards the opponent's next turn uses: his hand and the first
-    cards of the stock (what he would draw), dealt as ``sample_hidden`` would deal them."""
+    """One guess at the hidden cards the opponents' next turns use: their hands and the first
+    cards of the stock (what they would draw), dealt as ``sample_hidden`` would deal them."""
 
     opponent_hand: tuple[Card, ...]
-    """The opponent's hand."""
+    """The hand of the opponent who plays next."""
     stock: tuple[Card, ...]
     """The first cards of the stock in draw order (at most the number asked for)."""
+    later_hands: tuple[tuple[Card, ...], ...] = ()
+    """At a table of three or four: the hands of the opponents after the next one, in the
+    order they play."""
 
 
 class UnseenPool:
@@ -144,7 +182,11 @@ class UnseenPool:
         """Count the unseen cards of ``view`` (a player's view)."""
         assert view.viewer is not None
         pool = unseen_cards(view)
-        self.opp_hand_size = view.hand_sizes[1 - view.viewer]
+        opponents = opponents_in_order(view)
+        sizes = [view.hand_sizes[s] for s in opponents]
+        self.opp_hand_size = sizes[0] if sizes else 0
+        self.later_sizes = sizes[1:]
+        hidden_hands = sum(view.hand_sizes[s] for s in _hidden_hands(view))
         self.stock_size = view.stock_size
         below = sum(max(0, n - 1) for n in view.payoff_counts)
         if view.rules.payoff_from_pack_a:
@@ -154,18 +196,19 @@ class UnseenPool:
             self.plain, self.jokers = pool, []
         # Plain cards in the hand and the stock: the others lie below the pay-off tops.
         self.plain_free = len(self.plain) - below
-        if self.plain_free + len(self.jokers) != self.opp_hand_size + self.stock_size:
+        if self.plain_free + len(self.jokers) != hidden_hands + self.stock_size:
             raise ValueError("The view's card counts do not add up to the deck.")
 
     def glimpse(self, rng: random.Random, stock_cards: int) -> Glimpse:
-        """The opponent's hand and the first ``stock_cards`` cards of the stock (fewer when
-        the stock holds fewer)."""
+        """The next opponent's hand, the first ``stock_cards`` cards of the stock (fewer when
+        the stock holds fewer), and at a bigger table the later opponents' hands."""
         plain = self.plain[:]
         n_plain = len(plain)
         free = self.plain_free
         jokers = len(self.jokers)
         out: list[Card] = []
-        want = self.opp_hand_size + min(stock_cards, self.stock_size)
+        later = sum(self.later_sizes)
+        want = self.opp_hand_size + min(stock_cards, self.stock_size) + later
         rand = rng.random
         for _ in range(want):
             if jokers and rand() * (free + jokers) < jokers:
@@ -177,28 +220,23 @@ class UnseenPool:
             out.append(plain[i])
             plain[i] = plain[n_plain]
             free -= 1
-        return Glimpse(tuple(out[: self.opp_hand_size]), tuple(out[self.opp_hand_size:]))
+        first = self.opp_hand_size
+        if not self.later_sizes:
+            return Glimpse(tuple(out[:first]), tuple(out[first:]))
+        hands = []
+        at = len(out) - later
+        for size in self.later_sizes:
+            hands.append(tuple(out[at:at + size]))
+            at += size
+        return Glimpse(tuple(out[:first]), tuple(out[first:len(out) - later]), tuple(hands))
 
 
 def idle_streak(view: View) -> int:
-    """Consecutive idle turns just before the current one, as far as the recent moves show."""
-    streak = 0
-    moves = list(view.recent)
-    i = len(moves) - 1
+    """Consecutive idle turns just before the current one (0 once the player on turn has
+    played): the view shows them (rules 16 and 25)."""
     if view.plays_this_turn:
         return 0
-    # Skip moves of the current turn (there are none when plays_this_turn is 0 and nothing was
-    # discarded, since a discard ends the turn).
-    while i >= 0:
-        seat, move = moves[i]
-        if move is not PASS:
-            break
-        # A pass is idle when the same seat made no play just before it in that turn.
-        if i > 0 and moves[i - 1][0] == seat:
-            break
-        streak += 1
-        i -= 1
-    return streak
+    return view.idle_streak
 
 
 def determinize(view: View, rng: random.Random, hidden: Hidden | None = None) -> Game:
@@ -209,19 +247,18 @@ def determinize(view: View, rng: random.Random, hidden: Hidden | None = None) ->
     assert view.viewer is not None and view.hand is not None
     hidden = hidden or sample_hidden(view, rng)
     rules = view.rules
-    me, opp = view.viewer, 1 - view.viewer
-    game = Game(rules, rng.randrange(1 << 30))
-    payoffs: list[list[Card]] = [[], []]
-    for seat in (0, 1):
+    n = view.players
+    game = Game(rules, rng.randrange(1 << 30), n, view.absent)
+    payoffs: list[list[Card]] = []
+    for seat in range(n):
         top = view.payoff_tops[seat]
-        payoffs[seat] = [*hidden.payoff_below[seat], *([top] if top is not None else [])]
+        payoffs.append([*hidden.payoff_below[seat], *([top] if top is not None else [])])
     game.payoffs = payoffs
-    hands: list[list[Card]] = [[], []]
-    hands[me] = list(view.hand)
-    hands[opp] = list(hidden.opponent_hand)
-    game.hands = hands
+    game.hands = [list(hand) for hand in hidden.hands]
     game.sides = [[list(pile) for pile in player] for player in view.sides]
-    game.side_masks = [seat_side_masks(view, seat) for seat in (0, 1)]
+    game.side_masks = [seat_side_masks(view, seat) for seat in range(n)]
+    game.departures = [(seat, 0) for seat in view.left]
+    game._seat_order()
     game.centre = [list(stack.cards) for stack in view.centre]
     game.stock = list(hidden.stock)[::-1]  # the engine draws from the end of the list
     game.turn = view.turn

@@ -7,14 +7,17 @@ scores every place a turn could stop:
 - a line that plays the pay-off card scores highest (the next pay-off card is then revealed, so
   the player plans again from the new view); a line that empties the hand mid-turn comes next
   (five new cards are drawn);
-- otherwise the end of the turn is scored by how likely the opponent is to reach his pay-off card
-  from the centre stacks left behind (his side-stack tops are public; his hand is estimated from
-  the unseen cards), how close the centre is to the player's own pay-off card, the cards played
-  and wild cards spent, and the best discard (or pass) from what is left; with a
-  ``stuck_risk`` weight (classic), also by the chance that the side stacks left behind take none
-  of next turn's cards (rule 16 punishes the player behind who can neither play nor discard).
+- otherwise the end of the turn is scored by how likely the opponent is to reach his pay-off
+  card from the centre stacks left behind (his side-stack tops are public; his hand is estimated
+  from the unseen cards; at a table of three or four, every opponent, the later ones weighing
+  less since the next one changes the centre before them), how close the centre is to the
+  player's own pay-off card, the cards played and wild cards spent, and the best discard (or
+  pass) from what is left; with a ``stuck_risk`` weight (classic), also by the chance that the
+  side stacks left behind take none of next turn's cards (rule 16 punishes the player behind who
+  can neither play nor discard).
 
-Everything is bounded by a node budget, not a clock, so the same view always gives the same plan.
+Everything is bounded by a node budget, not a clock, so the same view always gives the same
+plan.
 """
 
 from __future__ import annotations
@@ -29,7 +32,14 @@ from ..game import _centre_fit_masks, _side_accepts_mask, _side_result
 from ..moves import PASS, Move, Target
 from ..rules import RuleSet
 from ..views import View
-from .knowledge import Glimpse, Hidden, idle_streak, seat_side_masks, unseen_cards
+from .knowledge import (
+    Glimpse,
+    Hidden,
+    idle_streak,
+    opponents_in_order,
+    seat_side_masks,
+    unseen_cards,
+)
 
 __all__ = ["Candidate", "Planner", "Weights"]
 
@@ -99,6 +109,10 @@ class Weights:
     """Classic: cost of ending the turn with side stacks that may take none of next turn's
     cards (when not ahead, a turn with no play and no discard lets the opponent end the game);
     times the chance of that."""
+    later_threat: float = 0.5
+    """At a table of three or four: how much the chance that an opponent after the next one
+    reaches his pay-off card counts, against the next one's (the next one changes the centre
+    first)."""
 
 
 @dataclass(slots=True)
@@ -151,7 +165,9 @@ class Planner:
         self.fit = fit_masks(rules)
         self.top = rules.top_rank
         self.me = me = view.viewer
-        self.opp = opp = 1 - me
+        self.opps = opponents_in_order(view)
+        """The opponents still playing, in the order they play after the viewer."""
+        self.opp = opp = self.opps[0]
         self.needs0 = [c.needs for c in view.centre]
         self.hand0 = list(view.hand)
         self.sides0 = [list(s) for s in view.sides[me]]
@@ -168,16 +184,29 @@ class Planner:
         self.p_rank = [self._p_has(self.unseen_by_rank[r] + (wilds if r > 1 or wild_ace else 0))
                        for r in range(15)]
         self.legal = frozenset(view.legal_moves)
-        self.threat_table = self._threat_table()
+        self.threat_table = self._threat_table(opp)
         self.reach = [self._reach_mask(d) for d in deals]
-        # The viewer's own draws next turn, after the opponent's draw at the start of his.
-        opp_draw = max(0, rules.hand_size - view.hand_sizes[opp])
+        # At a bigger table, the opponents after the next one: (weight, their threat table or
+        # their reach masks in the sampled deals).
+        self.more_tables: list[list[float]] = []
+        self.more_reach: list[list[int]] = []
+        draw = [max(0, rules.hand_size - view.hand_sizes[s]) for s in self.opps]
+        for k, seat in enumerate(self.opps[1:], start=1):
+            if deals:
+                offset = sum(draw[:k])
+                self.more_reach.append([self._reach_mask(d, seat, k, offset) for d in deals])
+            else:
+                self.more_tables.append(self._threat_table(seat))
+        # The viewer's own draws next turn, after the opponents' draws at the start of theirs.
+        opp_draw = sum(draw)
         self.own_draws = [tuple(d.stock[opp_draw:]) for d in deals[: self.w.own_deals]] \
             if self.w.own_reach else []
         self.potential_table = self._potential_table()
         self.idle = idle_streak(view)
         counts = view.payoff_counts
-        lead = counts[opp] - counts[me]
+        self.fewest_other = min(counts[s] for s in self.opps)
+        """The fewest pay-off cards among the opponents still playing (rules 16 and 25)."""
+        lead = self.fewest_other - counts[me]
         self.risk_weight = 0.0
         if self.w.stuck_risk and rules.may_pass and rules.side_down_or_same:
             self.risk_weight = self.w.stuck_risk * (1.0 if lead <= 0 else 0.5 if lead <= 2
@@ -214,13 +243,14 @@ class Planner:
                         return 0.0
         return chance
 
-    def _threat_table(self) -> list[float]:
-        """For each need 1..top: the chance the opponent reaches his pay-off card from it."""
+    def _threat_table(self, seat: int) -> list[float]:
+        """For each need 1..top: the chance that opponent ``seat`` reaches his pay-off card
+        from it."""
         table = [0.0] * (self.top + 2)
-        card = self.opp_payoff
+        card = self.view.payoff_tops[seat]
         if card is None:
             return table
-        piles = [list(p) for p in self.view.sides[self.opp]]
+        piles = [list(p) for p in self.view.sides[seat]]
         if self.rules.wild_rank and card.rank == self.rules.wild_rank:
             return [1.0] * (self.top + 2)
         goal = card.rank
@@ -383,9 +413,14 @@ class Planner:
             found.sort(key=lambda c: -c.score)
         return found[:keep]
 
-    def _reach_mask(self, deal: Hidden | Glimpse) -> int:
-        """The centre needs from which the opponent reaches his pay-off card in ``deal``."""
-        card = self.opp_payoff
+    def _reach_mask(self, deal: Hidden | Glimpse, seat: int | None = None, k: int = 0,
+                    offset: int = 0) -> int:
+        """The centre needs from which the next opponent (or opponent ``seat``, the ``k``-th
+        to play after the viewer, who draws after ``offset`` stock cards went to the ones
+        before him) reaches his pay-off card in ``deal``."""
+        if seat is None:
+            seat = self.opp
+        card = self.view.payoff_tops[seat]
         if card is None:
             return 0
         top = self.top
@@ -393,12 +428,17 @@ class Planner:
             return (1 << (top + 2)) - 1
         goal = card.rank
         h = self.rules.hand_size
-        start_hand = list(deal.opponent_hand)
-        stock = list(deal.stock)
+        if k == 0:
+            start_hand = list(deal.opponent_hand)
+        elif isinstance(deal, Glimpse):
+            start_hand = list(deal.later_hands[k - 1])
+        else:
+            start_hand = list(deal.hands[seat])
+        stock = list(deal.stock[offset:])
         drawn = max(0, h - len(start_hand))
         start_hand += stock[:drawn]
         return (1 << goal) | self._chains(range(1, goal), goal, start_hand, stock[drawn:],
-                                          [list(p) for p in self.view.sides[self.opp]])
+                                          [list(p) for p in self.view.sides[seat]])
 
     def _chains(self, starts: Iterable[int], goal: int, start_hand: list[Card],
                 stock: Sequence[Card], piles0: list[list[Card]]) -> int:
@@ -505,11 +545,26 @@ class Planner:
             bits = 0
             for n in needs:
                 bits |= 1 << n
-            return sum(1 for r in reach if r & bits) / len(reach)
+            threat = sum(1 for r in reach if r & bits) / len(reach)
+            if self.more_reach:
+                # A bigger table: any opponent may get there, the later ones weighing less.
+                miss = 1.0 - threat
+                later = self.w.later_threat
+                for masks in self.more_reach:
+                    miss *= 1.0 - later * sum(1 for r in masks if r & bits) / len(masks)
+                threat = 1.0 - miss
+            return threat
         t = self.threat_table
         miss = 1.0
         for n in set(needs):
             miss *= 1.0 - t[n]
+        if self.more_tables:
+            later = self.w.later_threat
+            for table in self.more_tables:
+                other = 1.0
+                for n in set(needs):
+                    other *= 1.0 - table[n]
+                miss *= 1.0 - later * (1.0 - other)
         return 1.0 - miss
 
     def _potential(self, needs: list[int]) -> float:
@@ -616,13 +671,13 @@ class Planner:
                 out.append((Move.hand(card, Target.SIDE, s), value))
         if rules.may_pass:
             value = -self.w.pass_cost if hand else 0.0
-            me, opp = self.me, self.opp
-            counts = self.view.payoff_counts
+            mine = self.view.payoff_counts[self.me]
+            fewest = self.fewest_other
             idle_now = root and self.view.plays_this_turn == 0
-            if idle_now and self.idle >= 1:
-                # Rule 16: an idle pass now ends the game on pay-off sizes.
-                value = 50_000.0 if counts[me] < counts[opp] else -50_000.0
-            elif idle_now and counts[me] > counts[opp]:
+            if idle_now and self.idle >= len(self.opps):
+                # Rules 16 and 25: an idle pass now ends the game on pay-off sizes.
+                value = 50_000.0 if mine < fewest else -50_000.0
+            elif idle_now and mine > fewest:
                 value -= self.w.idle_behind  # the opponent may end the game while ahead
             if risky:
                 value -= self.risk_weight * self._stuck_risk(rest, tops, four)

@@ -64,7 +64,8 @@ class Searcher:
         pool = UnseenPool(view)
         # The opponent's chain to his pay-off card uses his hand and at most his draw at the
         # start of the turn plus two refills of an emptied hand.
-        draws = 3 * view.rules.hand_size
+        # At a bigger table the opponents after the next one draw first: a hand more each.
+        draws = (view.players - len(view.left) - len(view.absent) + 1) * view.rules.hand_size
         deals = [pool.glimpse(rng, draws) for _ in range(self.threat_deals)]
         weights = self.kings_weights if view.rules.wild_rank else self.weights
         found = Planner(view, weights, self.node_limit, deals).search(keep=1)

@@ -96,3 +96,25 @@ def test_planning_decisions_are_timed_apart_from_following_a_plan() -> None:
         normal["decisions"]
     assert normal["planning"]["decisions"] > 0 and normal["following"]["decisions"] > 0
     assert "planning" not in row["players"]["b"]  # a random player never plans
+
+
+def test_arena_seats_one_level_against_copies_of_another_at_bigger_tables() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "engine.arena", "--a", "normal", "--b", "easy", "--rules",
+         "kings", "--games", "6", "--seed", "3", "--players", "3"],
+        capture_output=True, text=True, check=True)
+    row = json.loads(out.stdout)
+    assert row["table"] == 3 and row["fair"] == 0.3333
+    assert row["wins"] + row["ties"] + row["losses"] == 6
+    assert row["score"] == round((row["wins"] + row["ties"] / 3) / 6, 4)
+    assert row["b_score"] == round((1 - (row["wins"] + row["ties"] / 3) / 6) / 2, 4)
+    low, high = row["score_ci95"]
+    assert low <= row["score"] <= high
+    # Every seat of the table was A's once in a while, and each copy of B played too.
+    assert row["players"]["b"]["decisions"] > row["players"]["a"]["decisions"] > 0
+
+
+def test_a_two_player_arena_row_is_as_it_was() -> None:
+    row = run("easy", "random", KINGS, 2, 4)
+    assert "table" not in row and "b_score" not in row
+    assert run("easy", "random", KINGS, 2, 4, players=2)["wins"] == row["wins"]

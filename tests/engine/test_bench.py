@@ -35,3 +35,17 @@ def test_bench_against_a_revision_runs_both_trees_and_checks_they_play_the_same_
     assert row["same_games"] is True
     assert len(row["this_moves_per_cpu_s"]) == len(row["base_moves_per_cpu_s"]) == 2
     assert len(row["round_ratios"]) == 2 and row["ratio"] > 0 and row["best_ratio"] > 0
+
+
+def test_bench_measures_table_sizes_side_by_side() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "engine.bench", "--games", "2", "--rounds", "2", "--rules",
+         "kings", "--policy", "playfirst", "--players", "2", "4"],
+        capture_output=True, text=True, check=True)
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [(r["players"], r["rules"], r["policy"]) for r in rows] == [
+        (2, "kings", "playfirst"), (4, "kings", "playfirst")]
+    for row in rows:
+        assert len(row["moves_per_cpu_s"]) == 2 and row["median_moves_per_cpu_s"] > 0
+        assert row["moves"] > 0 and row["vs_2"] > 0
+    assert rows[0]["vs_2"] == 1.0

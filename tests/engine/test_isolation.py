@@ -10,7 +10,7 @@ ENGINE = Path(__file__).resolve().parents[2] / "engine"
 
 
 def test_engine_sources_import_nothing_from_the_bot() -> None:
-    for path in ENGINE.glob("*.py"):
+    for path in ENGINE.rglob("*.py"):
         for line in path.read_text(encoding="utf-8").splitlines():
             stripped = line.strip()
             if stripped.startswith(("import ", "from ")):

@@ -317,3 +317,23 @@ def test_own_reach_counts_the_deals_in_which_the_next_turn_reaches_the_pay_off_c
     assert 0.0 < planner.own_reach(one) < 1.0
     far = Candidate(0.0, (), "end", None, (8, 1, 1), (), ((),) * 4)
     assert planner.own_reach(far) < planner.own_reach(one)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: r.name)
+def test_every_level_plays_any_seat_of_a_bigger_table_even_after_a_player_left(
+    rules: RuleSet, players: int
+) -> None:
+    for n, level in enumerate(LEVELS):
+        others = ["easy", "normal", "hard", "random"]
+        seats = [Checked(make_player(level if s == n % players else others[(n + s) % 4], s))
+                 for s in range(players)]
+        game, _ = Game.new(rules, 300 + n, players)
+        moves = 0
+        while game.result is None:
+            if moves == 40 and players == 4:
+                game.resign((n + 1) % players)  # the computer players see a seat that left
+            view = game.view(game.turn)
+            game.play(seats[game.turn].choose(view), player=game.turn)
+            moves += 1
+        assert seats[n % players].moves
