@@ -1,3 +1,5 @@
+# ruff: noqa
+# Kept verbatim as it was run on 42ffd6f to record two_player_pins.json (not linted: a record).
 """Record two-player fingerprints from the engine as it is now (run once, before any change)."""
 import hashlib, json, random, sys
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[3]))
