@@ -12,6 +12,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,3 +87,23 @@ def _postgres_schema() -> Iterator[str]:
         yield f"{base}{sep}search_path={schema}"
     finally:
         asyncio.run(run(f"DROP SCHEMA {schema} CASCADE"))
+
+
+@pytest.fixture
+def private_postgres() -> Iterator[Any]:
+    """A PostgreSQL server of the test's own (``bot.bench.pgserver``), to stop and start
+    without any other test seeing it down. Skipped where the server's binaries are missing,
+    failed instead where ``TEST_DATABASE_URL`` says the PostgreSQL tests must run (CI)."""
+    from bot.bench.pgserver import PrivatePostgres, missing
+
+    reason = missing()
+    if reason is not None:
+        if os.environ.get("TEST_DATABASE_URL"):  # CI: these tests must run
+            pytest.fail(f"a private PostgreSQL server is needed and can't start: {reason}")
+        pytest.skip(f"no private PostgreSQL server: {reason}")
+    server = PrivatePostgres()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.remove()

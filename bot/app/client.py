@@ -32,7 +32,7 @@ from bot.ops.dblock import hold_database
 from bot.pictures.drawing import pictures
 from bot.pictures.text import EXPIRED, RESTARTING, quote, result_announcement, result_text
 from bot.shards import ShardSet
-from bot.storage import Storage, StorageError
+from bot.storage import ShardInUse, Storage, StorageError
 
 from . import retry
 from .board import BoardPublisher
@@ -528,6 +528,14 @@ class SpiteBot(Host):
         """One round: the start-up steps until they have all succeeded once, then ``tick``;
         the daily backup; the heartbeat. Nothing in it stops the loop: a failure is logged
         (once a minute while it lasts) and the next round tries again."""
+        try:
+            await self.storage.keep_shards()  # a database restart drops the shard locks
+        except ShardInUse as exc:
+            log.critical("%s", exc)
+            self._background(self.close(), "stop: shard taken")
+            return
+        except Exception:
+            pass  # the database is away: the round below says so, and this is tried again
         try:
             if not self._recovered:
                 await self.recover()

@@ -100,6 +100,16 @@ class Storage(SettingsRecords, ChallengeRecords, GameRecords, LedgerRecords, Rec
                 f"each shard (0 to {shards.count - 1}) in exactly one process: stop the "
                 "other one, or fix SHARD_IDS.")
 
+    async def keep_shards(self) -> None:
+        """After a database restart the shard locks are gone with the connection that held
+        them: take them again. Raises ``ShardInUse`` if another process took one meanwhile
+        (this process must then stop: both would do that shard's housekeeping)."""
+        taken = await self._db.keep_locks()
+        if taken is not None:
+            raise ShardInUse(
+                f"Another bot process took shard {taken} while the database was away: this "
+                "process stops, so that one process runs each shard.")
+
     async def trace(self, callback: Callable[[str], None] | None) -> None:
         """For benchmarks: call ``callback`` with each SQL statement sent from now on (one per
         row of a batch); ``None`` stops."""

@@ -326,6 +326,9 @@ class SqliteDatabase:
     async def hold_locks(self, keys: Iterable[int]) -> int | None:
         return None  # one process per SQLite file: dblock sees to it
 
+    async def keep_locks(self) -> int | None:
+        return None
+
     async def migrate(self) -> None:
         # Each migration takes its own transactions (some must run outside one).
         async with self.connection() as conn:
@@ -503,6 +506,7 @@ class PostgresDatabase:
         self._url = url
         self._tracer: Callable[[str], None] | None = None
         self._held: Any = None  # the connection that holds this process's shard locks
+        self._held_keys: list[int] = []  # the shard locks it holds
 
     @classmethod
     async def connect(cls, url: str, settings: Mapping[str, str] | None = None
@@ -542,7 +546,7 @@ class PostgresDatabase:
     async def close(self) -> None:
         if self._held is not None:
             await self._held.close()  # the shard locks go with it
-            self._held = None
+            self._held, self._held_keys = None, []
         await self._pool.close()
 
     async def hold_locks(self, keys: Iterable[int]) -> int | None:
@@ -551,8 +555,11 @@ class PostgresDatabase:
         the first key another process holds, with none taken, or ``None`` when all are."""
         import asyncpg
 
+        keys = list(keys)
+        if self._held is not None and not await self._held_alive():
+            await self._drop_held()
         if self._held is None:
-            self._held = await asyncpg.connect(self._url)
+            self._held = await asyncpg.connect(self._url, timeout=self.CONNECT_TIMEOUT)
         space = int(await self._held.fetchval(_SHARD_LOCK))
         taken: list[int] = []
         for key in keys:
@@ -563,7 +570,34 @@ class PostgresDatabase:
                                              space, done)
                 return key
             taken.append(key)
+        self._held_keys = sorted(set(self._held_keys) | set(taken))
         return None
+
+    async def keep_locks(self) -> int | None:
+        """The session locks die with the connection that holds them: a server restart (or a
+        cut connection) frees them for any other process. Check the connection; if it is gone,
+        take the locks again on a new one. The first key another process took meanwhile (none
+        are then held), or ``None``."""
+        if self._held is None or not self._held_keys or await self._held_alive():
+            return None
+        keys = self._held_keys
+        await self._drop_held()
+        return await self.hold_locks(keys)
+
+    async def _held_alive(self) -> bool:
+        try:
+            if self._held.is_closed():
+                return False
+            await asyncio.wait_for(self._held.fetchval("SELECT 1"), self.CONNECT_TIMEOUT)
+        except Exception:
+            return False
+        return True
+
+    async def _drop_held(self) -> None:
+        """Forget the connection of the shard locks (dead: the locks went with it)."""
+        with contextlib.suppress(Exception):
+            await self._held.close(timeout=1)
+        self._held, self._held_keys = None, []
 
     async def migrate(self) -> None:
         # PostgreSQL's DDL is transactional: the whole migration, or none of it.

@@ -74,6 +74,11 @@ class Database(Protocol):
         another process holds (none are then taken), or ``None``."""
         ...
 
+    async def keep_locks(self) -> int | None:
+        """Hold the locks ``hold_locks`` took again if the database dropped them (a restart);
+        the first key another process took meanwhile (none are then held), or ``None``."""
+        ...
+
     async def migrate(self) -> None:
         """Bring the schema up to this code's version (this backend's numbered migrations)."""
         ...

@@ -145,3 +145,30 @@ async def test_bots_in_two_schemas_each_run_their_shard_zero(pair) -> None:
     finally:
         await other.close()
         await run_sql(base, f"DROP SCHEMA {schema} CASCADE")
+
+
+async def test_shard_locks_are_taken_again_after_a_database_restart(private_postgres) -> None:
+    # The session locks die with their connection when the server restarts: the process that
+    # held them takes them again, and one that finds them taken meanwhile is told to stop.
+    from bot.shards import ShardSet
+    from bot.storage import ShardInUse
+
+    url = private_postgres.url
+    one = await Storage.open(url)
+    await one.claim_shards(ShardSet(2, frozenset({0})))
+    private_postgres.stop()
+    private_postgres.start()
+    await one.keep_shards()  # its lock again, on a new connection
+    two = await Storage.open(url)
+    try:
+        with pytest.raises(ShardInUse, match="already runs shard 0"):
+            await two.claim_shards(ShardSet(2, frozenset({0})))
+        # Now the other way: after a restart another process is quicker.
+        private_postgres.stop()
+        private_postgres.start()
+        await two.claim_shards(ShardSet(2, frozenset({0})))
+        with pytest.raises(ShardInUse, match="took shard 0 while the database was away"):
+            await one.keep_shards()
+    finally:
+        await one.close()
+        await two.close()

@@ -7,36 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import os
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from bot.bench.pgserver import PrivatePostgres, missing
+from bot.bench.pgserver import PrivatePostgres
 from bot.pictures.text import DB_DOWN
 from bot.sandbox import FakeDiscord
 from tests.support import Clock
 
 from .conftest import World, option_targets, select_options
 from .test_bot_play import hand, live_game, start_challenge
-
-
-@pytest.fixture
-def private_postgres() -> Iterator[PrivatePostgres]:
-    reason = missing()
-    if reason is not None:
-        if os.environ.get("TEST_DATABASE_URL"):  # CI: these tests must run
-            pytest.fail(f"a private PostgreSQL server is needed and can't start: {reason}")
-        pytest.skip(f"no private PostgreSQL server: {reason}")
-    server = PrivatePostgres()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.remove()
 
 
 @pytest.fixture
