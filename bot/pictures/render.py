@@ -851,6 +851,8 @@ _GROUP_H = _PANEL_TOP + 2 * _GROUP_PANEL_H + _GROUP_GAP + _MARGIN
 _GROUP_CARD_TOP = _GROUP_HEAD + 44
 """Where the pay-off card and the side-stack fans start, below the top of a panel."""
 _GROUP_FAN_HEIGHT = _GROUP_PANEL_H - _GROUP_CARD_TOP - 14
+_GROUP_FULL_FAN = 11
+"""The longest side stack whose every corner shows at full size in a panel (tests check it)."""
 
 
 def board_size(players: int) -> tuple[int, int]:
