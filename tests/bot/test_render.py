@@ -507,3 +507,33 @@ def test_group_result_lines() -> None:
     drawn_game = Result(None, 0, EndReason.STALEMATE, (5, 5, 9), (None, None, None))
     assert render.result_line(drawn_game, names[:3]) == (
         "Tie · no points · stalemate, fewest pay-off cards shared")
+
+
+DOC_BOARD = Path(__file__).resolve().parents[2] / "docs" / "board-4-players.png"
+
+
+def four_player_doc_board() -> bytes:
+    """The picture in the README: a kings game of four played by the computer (``normal``) to
+    turn 40, the last moves as the bot writes them."""
+    from bot.pictures.text import describe_events
+    from engine.players import make_player
+
+    names = ("Alice", "Bob", "Carol", "Dmitri")
+    game, _ = Game.new(KINGS, 7, players=4)
+    players = [make_player("normal", seat) for seat in range(4)]
+    lines: list[str] = []
+    while game.turn_number < 40:
+        events = game.play(players[game.turn].choose(game.view(game.turn)))
+        lines += describe_events(names, [e.public() for e in events])
+    info = BoardInfo(names, game_number=2, match_scores=(0, 14, 9, 0), match_target=50,
+                     last_moves=tuple(lines[-12:]))
+    return render_board(game.public_view(), info)
+
+
+def test_the_readme_shows_a_four_player_board_as_drawn_today() -> None:
+    # python -m tests.bot.test_render draws it again.
+    assert DOC_BOARD.read_bytes() == four_player_doc_board()
+
+
+if __name__ == "__main__":
+    DOC_BOARD.write_bytes(four_player_doc_board())
