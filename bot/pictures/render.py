@@ -8,7 +8,9 @@ byte-identical pictures: nothing private can reach the channel through a picture
 The pictures are sized for Discord: 1200 px wide, which a phone shows some 400 px wide, so ranks
 are big and bold and the contrast is high. Side stacks are fanned so that every card in them shows
 its rank and suit (rule 8); a long stack is squeezed to fit the fixed height, with a smaller corner
-font once the fan gets tight.
+font once the fan gets tight. A table of three or four gets a taller board (a panel per seat, two
+to a row, cards as large) and a hand picture with a row per opponent; two-player pictures are
+drawn exactly as before (``tests/bot/test_two_player_pictures.py`` pins their bytes).
 
 Speed (``python -m bot.bench render``): each card is drawn once per kind and size into a cached
 tile, cut so that only its rounded ends need blending when pasted; text is rasterised once per
