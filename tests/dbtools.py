@@ -6,7 +6,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from bot.storage.db import is_postgres_url, numbered, sqlite_path
+from bot.storage.db import is_postgres_url, sqlite_path
+from bot.storage.postgres_driver import numbered
 
 
 async def run_sql(database: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:

@@ -112,7 +112,7 @@ async def _database(kind: str, workdir: Path, stack: contextlib.AsyncExitStack
     """The run's database URL, and the private server to stop (if any)."""
     if kind == "sqlite":
         return str(workdir / "bot.sqlite3"), None
-    from bot.storage.db import scratch_schema
+    from bot.storage.postgres_driver import scratch_schema
 
     if kind == "private":
         from .pgserver import PrivatePostgres

@@ -643,7 +643,7 @@ async def _database(database: str | None, workdir: Path) -> Any:
     if database is None:
         yield str(workdir / "bot.sqlite3")
         return
-    from bot.storage.db import scratch_schema
+    from bot.storage.postgres_driver import scratch_schema
 
     async with scratch_schema(database, "bench_load") as url:
         yield url

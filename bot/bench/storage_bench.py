@@ -36,7 +36,7 @@ from typing import Any
 
 from bot.games.game_service import GameService, LiveGame
 from bot.storage import Storage, is_postgres_url
-from bot.storage.db import scratch_schema
+from bot.storage.postgres_driver import scratch_schema
 from engine.players import make_player
 
 __all__ = ["main", "run_store"]

@@ -8,7 +8,8 @@ package touches a connection.
 - ``settings_records``, ``challenge_records``, ``game_records``, ``ledger_records``: the
   records of each kind;
 - ``migrations_sqlite``, ``migrations_postgres``: each backend's numbered migrations;
-- ``interface``: what the records may ask of a database; ``db``: the two backends behind it
+- ``interface``: what the records may ask of a database; ``sqlite_driver`` and
+  ``postgres_driver``: the two backends behind it (``db`` picks one)
   (where SQLite and PostgreSQL differ, the backend class says how, never an ``if``).
 
 Every write that must not be applied twice is a compare-and-set, in any number of processes:

@@ -1,5 +1,5 @@
 """The storage's interface to a database: what the record modules may ask of a connection and
-of a database. ``db.py`` has the two backends (SQLite, PostgreSQL) that implement it."""
+of a database. ``sqlite_driver`` and ``postgres_driver`` implement it."""
 
 from __future__ import annotations
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from bot.storage.db import SqliteDatabase
 from bot.storage.errors import StorageError
+from bot.storage.sqlite_driver import SqliteDatabase
 
 
 @pytest.fixture

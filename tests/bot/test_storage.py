@@ -10,8 +10,8 @@ import pytest
 
 from bot.games.game_service import GameService
 from bot.storage import Storage, StorageError
-from bot.storage.db import SqliteDatabase
 from bot.storage.migrations_sqlite import MIGRATIONS, _statements
+from bot.storage.sqlite_driver import SqliteDatabase
 from engine import KINGS, Match
 from tests.dbtools import run_sql
 

@@ -1,0 +1,272 @@
+"""The PostgreSQL backend: an asyncpg pool; each use takes a connection of its own, and a
+transaction is PostgreSQL's (READ COMMITTED): the compare-and-set updates (``WHERE version =
+?``, ``WHERE status = 'open'``) are decided by the row lock, and ledger writes take a
+transaction-scoped advisory lock per server (``Conn.lock_ledger``), so two processes never
+interleave the lines of one server. Commits are durable (``synchronous_commit`` is on by
+default; the bot never turns it off). SQL is written with ``?`` placeholders; ``numbered``
+turns them into asyncpg's ``$1``, ``$2``…"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import os
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from .errors import DatabaseUnavailable, StorageError
+from .interface import Conn, Row
+from .migrations_postgres import migrate as migrate_postgres
+from .migrations_postgres import schema_version as postgres_version
+
+__all__ = ["PostgresDatabase", "numbered", "postgres_unavailable", "scratch_schema"]
+
+
+@functools.lru_cache(maxsize=1024)
+def numbered(sql: str) -> str:
+    """``?`` placeholders as PostgreSQL's ``$1``, ``$2``… (none sits inside a string literal
+    of this package's SQL; quoted text is skipped all the same)."""
+    out: list[str] = []
+    quoted = False
+    n = 0
+    for char in sql:
+        if char == "'":
+            quoted = not quoted
+        if char == "?" and not quoted:
+            n += 1
+            out.append(f"${n}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _count(status: str) -> int:
+    # asyncpg returns the command tag: "UPDATE 1", "INSERT 0 3", "DELETE 0".
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+_LEDGER_LOCK = 0x5350_4954  # "SPIT": the advisory-lock namespace of the ledger
+_SHARD_LOCK = "SELECT hashtext('spite-malice-bot shards in ' || current_schema())"
+"""The advisory-lock namespace of the shard locks: one per schema, since PostgreSQL's advisory
+locks are one space per database, and two bots (or two test runs) may keep their tables in two
+schemas of one database: each must claim shard 0 of its own tables, not of the other's."""
+
+
+class _PgConn:
+    def __init__(self, conn: Any, tracer: Callable[[str], None] | None) -> None:
+        self._conn = conn
+        self._tracer = tracer
+
+    def _sql(self, sql: str, times: int = 1) -> str:
+        if self._tracer is not None:
+            for _ in range(times):
+                self._tracer(sql)
+        return numbered(sql)
+
+    async def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        return _count(await self._conn.execute(self._sql(sql), *args))
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        batch = [tuple(r) for r in rows]
+        await self._conn.executemany(self._sql(sql, len(batch)), batch)
+
+    async def fetchone(self, sql: str, args: Sequence[Any] = ()) -> Row | None:
+        row: Row | None = await self._conn.fetchrow(self._sql(sql), *args)
+        return row
+
+    async def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+        return list(await self._conn.fetch(self._sql(sql), *args))
+
+    async def fetchval(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        return await self._conn.fetchval(self._sql(sql), *args)
+
+    async def lock_ledger(self, guild_id: int) -> None:
+        # Two int4 keys: the namespace and the server folded into 32 bits (two servers
+        # sharing a lock only wait for each other, which is harmless).
+        key = (guild_id ^ (guild_id >> 32)) & 0x7FFF_FFFF
+        await self._conn.execute("SELECT pg_advisory_xact_lock($1, $2)", _LEDGER_LOCK, key)
+
+
+def postgres_unavailable(exc: BaseException) -> DatabaseUnavailable | None:
+    """The ``DatabaseUnavailable`` an error of asyncpg stands for (the server down,
+    restarting or unreachable), or ``None`` for any other error."""
+    import asyncpg  # type: ignore[import-untyped]
+
+    if isinstance(exc, DatabaseUnavailable):
+        return exc
+    lost = (asyncpg.PostgresConnectionError, asyncpg.CannotConnectNowError,
+            asyncpg.AdminShutdownError, asyncpg.CrashShutdownError,
+            asyncpg.ConnectionDoesNotExistError, OSError, TimeoutError)
+    if isinstance(exc, lost) or (isinstance(exc, asyncpg.InterfaceError)
+                                 and "closed" in str(exc)):
+        return DatabaseUnavailable("the database server is not answering",
+                                   f"{type(exc).__name__}: {exc}"[:200])
+    return None
+
+
+@contextlib.contextmanager
+def _postgres_faults() -> Iterator[None]:
+    try:
+        yield
+    except Exception as exc:
+        unavailable = postgres_unavailable(exc)
+        if unavailable is None or unavailable is exc:
+            raise
+        raise unavailable from exc
+
+
+class PostgresDatabase:
+    """An asyncpg pool."""
+
+    dialect = "postgresql"
+
+    ACQUIRE_TIMEOUT = 5.0
+    """Seconds a use waits for a connection of the pool (a new one included) before the
+    database counts as not answering."""
+    CONNECT_TIMEOUT = 5.0
+    """Seconds a new connection may take (asyncpg's default is 60)."""
+
+    def __init__(self, pool: Any, url: str = "") -> None:
+        self._pool = pool
+        self._url = url
+        self._tracer: Callable[[str], None] | None = None
+        self._held: Any = None  # the connection that holds this process's shard locks
+        self._held_keys: list[int] = []  # the shard locks it holds
+
+    @classmethod
+    async def connect(cls, url: str, settings: Mapping[str, str] | None = None
+                      ) -> PostgresDatabase:
+        import asyncpg
+
+        try:
+            pool = await asyncpg.create_pool(
+                url, min_size=1, max_size=10, timeout=cls.CONNECT_TIMEOUT,
+                server_settings=dict(settings) if settings else None)
+        except (OSError, asyncpg.PostgresError) as exc:
+            raise StorageError(
+                f"Can't connect to the PostgreSQL database ({type(exc).__name__}: {exc})."
+            ) from exc
+        return cls(pool, url)
+
+    @contextlib.asynccontextmanager
+    async def connection(self) -> AsyncIterator[Conn]:
+        with _postgres_faults():
+            async with self._pool.acquire(timeout=self.ACQUIRE_TIMEOUT) as conn:
+                yield _PgConn(conn, self._tracer)
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Conn]:
+        # A server that is down, restarting or unreachable is DatabaseUnavailable: the
+        # transaction was rolled back (or never began), and the pool connects again by itself
+        # once the server is back.
+        with _postgres_faults():
+            async with self._pool.acquire(timeout=self.ACQUIRE_TIMEOUT) as conn:
+                if self._tracer is not None:
+                    self._tracer("BEGIN")  # as SQLite's trace shows its BEGIN and COMMIT
+                async with conn.transaction():
+                    yield _PgConn(conn, self._tracer)
+                if self._tracer is not None:
+                    self._tracer("COMMIT")
+
+    async def close(self) -> None:
+        if self._held is not None:
+            await self._held.close()  # the shard locks go with it
+            self._held, self._held_keys = None, []
+        await self._pool.close()
+
+    async def hold_locks(self, keys: Iterable[int]) -> int | None:
+        """Take the session locks ``keys`` (of the shard namespace) on a connection of their
+        own, held until ``close`` (or until this process dies: the server then drops them);
+        the first key another process holds, with none taken, or ``None`` when all are."""
+        import asyncpg
+
+        keys = list(keys)
+        if self._held is not None and not await self._held_alive():
+            await self._drop_held()
+        if self._held is None:
+            self._held = await asyncpg.connect(self._url, timeout=self.CONNECT_TIMEOUT)
+        space = int(await self._held.fetchval(_SHARD_LOCK))
+        taken: list[int] = []
+        for key in keys:
+            if not await self._held.fetchval("SELECT pg_try_advisory_lock($1, $2)",
+                                             space, key):
+                for done in taken:
+                    await self._held.execute("SELECT pg_advisory_unlock($1, $2)",
+                                             space, done)
+                return key
+            taken.append(key)
+        self._held_keys = sorted(set(self._held_keys) | set(taken))
+        return None
+
+    async def keep_locks(self) -> int | None:
+        """The session locks die with the connection that holds them: a server restart (or a
+        cut connection) frees them for any other process. Check the connection; if it is gone,
+        take the locks again on a new one. The first key another process took meanwhile (none
+        are then held), or ``None``."""
+        if self._held is None or not self._held_keys or await self._held_alive():
+            return None
+        keys = self._held_keys
+        await self._drop_held()
+        return await self.hold_locks(keys)
+
+    async def _held_alive(self) -> bool:
+        try:
+            if self._held.is_closed():
+                return False
+            await asyncio.wait_for(self._held.fetchval("SELECT 1"), self.CONNECT_TIMEOUT)
+        except Exception:
+            return False
+        return True
+
+    async def _drop_held(self) -> None:
+        """Forget the connection of the shard locks (dead: the locks went with it)."""
+        with contextlib.suppress(Exception):
+            await self._held.close(timeout=1)
+        self._held, self._held_keys = None, []
+
+    async def migrate(self) -> None:
+        # PostgreSQL's DDL is transactional: the whole migration, or none of it.
+        async with self.transaction() as conn:
+            await migrate_postgres(conn)
+
+    async def schema_version(self) -> int:
+        async with self.connection() as conn:
+            return await postgres_version(conn)
+
+    later_moves_sql = (
+        "(SELECT COALESCE(json_agg(json_build_array(m.seq, m.seat, m.move)), '[]')::text "
+        "FROM moves m WHERE m.game_id = games.id AND m.seq > games.state_version)")
+
+    async def bulk_insert(self, table: str, insert: str,
+                          rows: Iterable[Sequence[Any]]) -> None:
+        async with self.transaction() as conn:
+            await conn.executemany(insert, rows)
+
+    async def reset_identities(self, conn: Conn, tables: Iterable[str]) -> None:
+        for table in tables:
+            await conn.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                f"COALESCE((SELECT MAX(id) FROM {table}), 0) + 1, false)")
+
+    async def trace(self, callback: Callable[[str], None] | None) -> None:
+        self._tracer = callback
+
+
+@contextlib.asynccontextmanager
+async def scratch_schema(url: str, prefix: str = "scratch") -> AsyncIterator[str]:
+    """For benchmarks: a new empty schema on the PostgreSQL server at ``url``, as a URL of its
+    own (asyncpg passes ``search_path`` to the server), dropped with everything in it after."""
+    import asyncpg
+
+    name = f"{prefix}_{os.getpid()}_{os.urandom(4).hex()}"
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(f"CREATE SCHEMA {name}")
+        try:
+            yield f"{url}{'&' if '?' in url else '?'}search_path={name}"
+        finally:
+            await conn.execute(f"DROP SCHEMA {name} CASCADE")
+    finally:
+        await conn.close()
