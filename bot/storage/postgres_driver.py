@@ -185,8 +185,12 @@ class PostgresDatabase:
         keys = list(keys)
         if self._held is not None and not await self._held_alive():
             await self._drop_held()
-        if self._held is None:
-            self._held = await asyncpg.connect(self._url, timeout=self.CONNECT_TIMEOUT)
+        with _postgres_faults():  # a server away is DatabaseUnavailable, as for any use
+            if self._held is None:
+                self._held = await asyncpg.connect(self._url, timeout=self.CONNECT_TIMEOUT)
+            return await self._take(keys)
+
+    async def _take(self, keys: list[int]) -> int | None:
         space = int(await self._held.fetchval(_SHARD_LOCK))
         taken: list[int] = []
         for key in keys:
@@ -205,11 +209,12 @@ class PostgresDatabase:
         cut connection) frees them for any other process. Check the connection; if it is gone,
         take the locks again on a new one. The first key another process took meanwhile (none
         are then held), or ``None``."""
-        if self._held is None or not self._held_keys or await self._held_alive():
+        if not self._held_keys:
             return None
-        keys = self._held_keys
-        await self._drop_held()
-        return await self.hold_locks(keys)
+        if self._held is not None and await self._held_alive():
+            return None
+        # (The keys stay wanted while the server is still away: the next round tries again.)
+        return await self.hold_locks(self._held_keys)
 
     async def _held_alive(self) -> bool:
         try:
@@ -221,10 +226,11 @@ class PostgresDatabase:
         return True
 
     async def _drop_held(self) -> None:
-        """Forget the connection of the shard locks (dead: the locks went with it)."""
+        """Forget the connection of the shard locks (dead: the locks went with it; they are
+        still wanted, ``_held_keys``)."""
         with contextlib.suppress(Exception):
             await self._held.close(timeout=1)
-        self._held, self._held_keys = None, []
+        self._held = None
 
     async def migrate(self) -> None:
         # PostgreSQL's DDL is transactional: the whole migration, or none of it.

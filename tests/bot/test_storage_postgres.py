@@ -151,12 +151,16 @@ async def test_shard_locks_are_taken_again_after_a_database_restart(private_post
     # The session locks die with their connection when the server restarts: the process that
     # held them takes them again, and one that finds them taken meanwhile is told to stop.
     from bot.shards import ShardSet
-    from bot.storage import ShardInUse
+    from bot.storage import DatabaseUnavailable, ShardInUse
 
     url = private_postgres.url
     one = await Storage.open(url)
     await one.claim_shards(ShardSet(2, frozenset({0})))
     private_postgres.stop()
+    with pytest.raises(DatabaseUnavailable):  # the server is away: nothing to take yet
+        await one.keep_shards()
+    with pytest.raises(DatabaseUnavailable):  # and again: the locks are still wanted
+        await one.keep_shards()
     private_postgres.start()
     await one.keep_shards()  # its lock again, on a new connection
     two = await Storage.open(url)
