@@ -206,8 +206,21 @@ class SqliteDatabase:
             with contextlib.suppress(Exception):
                 await self._db.execute("ROLLBACK TO member")
                 await self._db.execute("RELEASE member")
+            self._check_group()
         finally:
             await self._end_turn()
+
+    def _check_group(self) -> None:
+        """Some errors end SQLite's whole transaction, not just a savepoint (a full disk, an
+        I/O error, RAISE(ROLLBACK)): the open group's work is gone with it. Its members are
+        told so, and the next transaction begins a new one (a savepoint outside a transaction
+        would begin one of its own, and its RELEASE commit it, unseen by the group)."""
+        group = self._group
+        if group is not None and not self._db.in_transaction:
+            self._group = None
+            group.set_exception(StorageError(
+                "the transaction was rolled back by an error of another that shared it"))
+            group.exception()  # retrieved, whether or not a member still waits for it
 
     @contextlib.asynccontextmanager
     async def connection(self) -> AsyncIterator[Conn]:
@@ -243,6 +256,7 @@ class SqliteDatabase:
         try:
             # The group's state is set before each statement is awaited: a caller cancelled
             # while waiting leaves the statement queued, and it runs all the same.
+            self._check_group()
             if self._group is None:
                 self._group = loop.create_future()
                 self._group_size, self._group_opened = 0, loop.time()

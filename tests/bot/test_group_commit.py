@@ -208,3 +208,28 @@ async def test_many_savers_with_failures_and_cancellations(tmp_path: Path, seed:
         await conn.execute("INSERT INTO t (n) VALUES (1000)")
     assert 1000 in _stored(tmp_path)
     await database.close()
+
+
+async def test_an_error_that_ends_the_whole_transaction_fails_the_group_honestly(
+        db: SqliteDatabase, tmp_path: Path) -> None:
+    # Some errors roll back SQLite's whole transaction, not just the member's savepoint (a
+    # full disk, an I/O error; here a trigger's RAISE(ROLLBACK)). The members before it in the
+    # group lost their work with it and must raise; a member after it starts a new
+    # transaction, and whatever returns is on disk, whatever raised is not.
+    async with db.connection() as conn:
+        await conn.execute("CREATE TRIGGER boom BEFORE INSERT ON t WHEN NEW.n = 2 "
+                           "BEGIN SELECT RAISE(ROLLBACK, 'boom'); END")
+
+    async def insert(n: int) -> None:
+        async with db.transaction() as conn:
+            await conn.execute("INSERT INTO t (n) VALUES (?)", (n,))
+            await asyncio.sleep(0)  # let the others queue up behind
+
+    results = await asyncio.gather(insert(1), insert(2), insert(3), return_exceptions=True)
+    stored = _stored(tmp_path)
+    assert isinstance(results[1], Exception)
+    for n, result in zip((1, 2, 3), results, strict=True):
+        assert (result is None) == (n in stored), (n, result, stored)
+    async with db.transaction() as conn:  # and the database goes on working
+        await conn.execute("INSERT INTO t (n) VALUES (4)")
+    assert 4 in _stored(tmp_path)
