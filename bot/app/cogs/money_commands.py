@@ -28,9 +28,9 @@ from bot.pictures.drawing import pictures
 
 from .. import custom_ids as ids
 from ..host import Host, Interaction
-from ..ui import Controls, Guarded, reply_error
+from ..ui import Controls, Guarded, reply_error, think
 
-__all__ = ["MoneyCog", "DYNAMIC_ITEMS", "answer_first", "head_to_head_payload", "known_names"]
+__all__ = ["MoneyCog", "DYNAMIC_ITEMS", "head_to_head_payload", "known_names"]
 
 PAGE = 10
 
@@ -40,11 +40,6 @@ _LEDGER = "/ledger"
 
 def _money(interaction: Interaction) -> LedgerService:
     return interaction.client.ledger
-
-
-async def answer_first(interaction: Interaction, *, ephemeral: bool) -> None:
-    """Acknowledge a command at once ("thinking…"), private or public like its reply."""
-    await interaction.response.defer(ephemeral=ephemeral, thinking=True)
 
 
 async def known_names(bot: Host, interaction: Interaction,
@@ -229,7 +224,7 @@ class MoneyCog(commands.Cog):
         me = interaction.user.id
         if user is not None and user.id == me:
             raise UserError("That's you! Pick someone you have played.")
-        await answer_first(interaction, ephemeral=True)
+        await think(interaction, private=True)
         if user is not None:
             payload = await head_to_head_payload(self.bot, interaction.guild_id, me, user.id, 0)
             await interaction.followup.send(ephemeral=True, **payload)
@@ -260,7 +255,7 @@ class MoneyCog(commands.Cog):
         if user.bot:
             raise UserError("Bots have no money in this notebook.")
         # Private: a refusal says what is owed. A recorded settlement is then posted publicly.
-        await answer_first(interaction, ephemeral=True)
+        await think(interaction, private=True)
         me = interaction.user.id
         kind, row, owed = await self.bot.ledger.settle(
             guild_id=interaction.guild_id, channel_id=interaction.channel_id,
@@ -295,7 +290,7 @@ class MoneyCog(commands.Cog):
         assert interaction.guild_id is not None
         if not interaction.permissions.manage_guild:
             raise UserError("Only members with the Manage Server permission can void a game.")
-        await answer_first(interaction, ephemeral=True)  # refusals are private
+        await think(interaction, private=True)  # refusals are private
         row = await self.bot.ledger.void(interaction.guild_id, game, interaction.user.id, reason)
         settings = await self.bot.ledger.settings(interaction.guild_id)
         money = format_amount(row.amount_cents, settings.currency)
@@ -314,7 +309,7 @@ class MoneyCog(commands.Cog):
                           by: Choice[str] | None = None, rules: Choice[str] | None = None
                           ) -> None:
         assert interaction.guild_id is not None
-        await answer_first(interaction, ephemeral=False)
+        await think(interaction, private=False)
         order = by.value if by else "net"
         rule_name = None if rules is None or rules.value == "all" else rules.value
         standings, note = await self.bot.ledger.leaderboard(interaction.guild_id, order,
@@ -356,7 +351,7 @@ class MoneyCog(commands.Cog):
     async def stats(self, interaction: Interaction,
                     user: discord.Member | None = None) -> None:
         assert interaction.guild_id is not None
-        await answer_first(interaction, ephemeral=False)
+        await think(interaction, private=False)
         target = user.id if user else interaction.user.id
         stats = await self.bot.ledger.stats(interaction.guild_id, target)
         settings = await self.bot.ledger.settings(interaction.guild_id)
