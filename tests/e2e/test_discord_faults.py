@@ -168,15 +168,21 @@ async def test_a_result_that_failed_is_posted_later_exactly_once(world: World,
     def results() -> list[FakeMessage]:
         return [m for m in world.in_channel() if "🏁" in m.content]
 
-    await asyncio.sleep(0.3)
+    async def quiet() -> None:
+        # Nothing left that could post it again: no board, computer move or background task.
+        await world.settle()
+        await world.fake.wait_for(lambda: all(t.done() for t in world.bot._tasks), timeout=20,
+                                  description="the bot's background work done")
+
+    await quiet()
     expected = 1 if fault.applied else 0
     assert len(results()) == expected
     await world.bot.tick()
     await world.fake.wait_for(lambda: len(results()) >= 1, timeout=5,
                               description="the result posted by the next round")
-    await world.settle()
+    await quiet()
     await world.bot.tick()
-    await asyncio.sleep(0.3)
+    await quiet()
     assert len(results()) == 1, "exactly once"
     row = await world.bot.storage.get_game(game_id)
     assert row is not None and row.result_message_id == results()[0].id
