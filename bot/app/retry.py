@@ -22,7 +22,7 @@ import aiohttp
 import discord
 
 from bot.failures import FailureLog
-from bot.storage import StorageError
+from bot.storage import DatabaseUnavailable
 
 __all__ = ["REST_TIMEOUT", "describe", "retry_after", "retryable", "with_retries"]
 
@@ -35,12 +35,12 @@ a post carries a nonce, so Discord gives back the message a slow try made)."""
 
 def retryable(exc: BaseException) -> bool:
     """Whether trying again later may succeed: a 5xx, a 429, no answer in time, a broken
-    connection, or the database not answering."""
+    connection, or the database not answering (not a damaged row, which no wait mends)."""
     if isinstance(exc, discord.HTTPException):
         return exc.status >= 500 or exc.status == 429
     if isinstance(exc, discord.RateLimited):
         return True
-    return isinstance(exc, (TimeoutError, aiohttp.ClientError, OSError, StorageError))
+    return isinstance(exc, (TimeoutError, aiohttp.ClientError, OSError, DatabaseUnavailable))
 
 
 def retry_after(exc: BaseException) -> float:

@@ -241,3 +241,10 @@ def test_the_429_body_says_how_long() -> None:
     exc = discord.HTTPException(Response(), json.dumps({"retry_after": 1.5, "message": "x"}))
     assert bot.app.retry.retry_after(exc) == 1.5
     assert bot.app.retry.retryable(exc)
+
+
+def test_a_database_away_is_tried_again_but_a_damaged_row_is_not() -> None:
+    from bot.storage import DatabaseUnavailable, StorageError
+
+    assert bot.app.retry.retryable(DatabaseUnavailable("the server is not answering"))
+    assert not bot.app.retry.retryable(StorageError("The saved game is damaged."))
