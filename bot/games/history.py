@@ -43,7 +43,7 @@ class HistoryEntry:
     opponent: str
     outcome: str
     """``won``, ``lost`` or ``tie``."""
-    scores: tuple[int, int]
+    scores: tuple[int, ...]
     """The player's points, then the opponent's (match points, or the game's score)."""
     games: int
     how: str

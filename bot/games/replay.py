@@ -67,7 +67,7 @@ class Position:
     """What everyone could see then."""
     hands: tuple[View, View]
     """What each seat could see then: ``hands[seat]`` is for that seat's player alone."""
-    scores: tuple[int, int]
+    scores: tuple[int, ...]
     """Match points of seats 0 and 1 at this moment."""
     last_moves: tuple[str, ...]
     """Public lines about the latest moves, oldest first (what the board showed)."""
@@ -96,14 +96,14 @@ class Replay:
     rules: RuleSet
     seed: int
     """The match seed (``Match.new(rules, seed)``); each game's deal seed is derived from it."""
-    names: tuple[str, str]
+    names: tuple[str, ...]
     positions: tuple[Position, ...]
     turns: tuple[TurnLine, ...]
     game_seeds: tuple[int, ...]
     """The deal seed of each game (``Match.game_seed(seed, n)``), for ``Game.replay``."""
     results: tuple[Result, ...]
     """How each game ended."""
-    scores: tuple[int, int]
+    scores: tuple[int, ...]
     winner: int | None
     """The match winner's seat (``None``: level, or not over)."""
     resigned: int | None
@@ -141,7 +141,7 @@ class Replay:
 
 
 def replay_match(rules: RuleSet, seed: int, log: Sequence[tuple[int, str]],
-                 names: tuple[str, str] = ("Player 1", "Player 2")) -> Replay:
+                 names: tuple[str, ...] = ("Player 1", "Player 2")) -> Replay:
     """Deal the match from ``seed`` and make the logged ``(seat, notation)`` moves, as the bot
     did: a finished game of an unfinished match is followed at once by the next deal.
 
@@ -218,7 +218,7 @@ def replay_match(rules: RuleSet, seed: int, log: Sequence[tuple[int, str]],
 
 
 def replay_saved(state: dict[str, Any], log: Sequence[tuple[int, str]],
-                 names: tuple[str, str] = ("Player 1", "Player 2")) -> Replay:
+                 names: tuple[str, ...] = ("Player 1", "Player 2")) -> Replay:
     """Replay a saved match (its ``Match.to_dict()`` state and its move log) and check that the
     replay ends exactly at the saved state; raises ``ReplayError`` otherwise."""
     try:

@@ -56,11 +56,11 @@ RGB = tuple[int, int, int]
 class BoardInfo:
     """What a picture shows beyond the view: the names, the match, and the last moves in words."""
 
-    names: tuple[str, str]
+    names: tuple[str, ...]
     """Display names of seat 0 and seat 1."""
     game_number: int = 1
     """Which game of the match this is (1 for the first)."""
-    match_scores: tuple[int, int] = (0, 0)
+    match_scores: tuple[int, ...] = (0, 0)
     """Match points of seat 0 and seat 1, as the caller wants them shown."""
     match_target: int | None = None
     """Points that win the match, or ``None`` for a single game."""
@@ -485,7 +485,7 @@ _REASONS = {
 }
 
 
-def result_line(result: Result, names: tuple[str, str]) -> str:
+def result_line(result: Result, names: tuple[str, ...]) -> str:
     """The end of a game in a line: ``Ann wins · 12 points · pay-off pile emptied``."""
     if result.reason is EndReason.RESIGNED and result.winner is not None:
         why = f"{names[1 - result.winner]} resigned"

@@ -152,7 +152,7 @@ def describe_move(name: str, move: Move, card: Card | None, as_rank: int | None 
     return f"{name}: {shown}from {where} → {kind} {move.target_index + 1}"
 
 
-def describe_events(names: tuple[str, str], events: list[Event]) -> list[str]:
+def describe_events(names: tuple[str, ...], events: list[Event]) -> list[str]:
     """Public lines for the moves among ``events`` (draws are never described)."""
     lines = []
     for event in events:
@@ -168,12 +168,12 @@ def describe_events(names: tuple[str, str], events: list[Event]) -> list[str]:
     return lines
 
 
-def describe_history(names: tuple[str, str], history: list[tuple[int, Move]]) -> list[str]:
+def describe_history(names: tuple[str, ...], history: list[tuple[int, Move]]) -> list[str]:
     """Public lines for saved moves (after a restart); hand cards are named, others not."""
     return [describe_move(names[seat], move, move.card) for seat, move in history]
 
 
-def result_text(result: Result, names: tuple[str, str]) -> str:
+def result_text(result: Result, names: tuple[str, ...]) -> str:
     """How a game ended, in a sentence."""
     reasons = {
         EndReason.PAYOFF_EMPTIED: "played the last pay-off card",
@@ -201,7 +201,7 @@ def _ranks_text(ranks: tuple[int, ...]) -> str:
     return "/".join(_rank_short(r) for r in ranks)
 
 
-def board_fields(view: View, names: tuple[str, str]) -> list[tuple[str, str]]:
+def board_fields(view: View, names: tuple[str, ...]) -> list[tuple[str, str]]:
     """The public board as (heading, text) pairs, for an embed beside the image.
 
     Uses public facts only, whatever view it is given.
@@ -309,7 +309,7 @@ HELP_TEXT = (
 )
 
 
-def turn_summary(view: View, names: tuple[str, str]) -> str:
+def turn_summary(view: View, names: tuple[str, ...]) -> str:
     """What the turn before ``view``'s did, for the closed board of that turn (public moves
     only): ``✔ Turn 7 · Ann: 7♥ from hand → centre 2; Ann: 9♦ from hand → side 1``."""
     recent = list(view.recent)
@@ -329,9 +329,9 @@ def turn_summary(view: View, names: tuple[str, str]) -> str:
 
 
 def result_announcement(
-    *, game_id: int, players: tuple[int, int], names: tuple[str, str], rules: str,
+    *, game_id: int, players: tuple[int, ...], names: tuple[str, ...], rules: str,
     result: Result | None, claimed: bool, match_winner: int | None,
-    scores: tuple[int, int] | None, target: int | None, money: str | None,
+    scores: tuple[int, ...] | None, target: int | None, money: str | None,
 ) -> str:
     """The message that tells both players, in the channel, how their game ended.
 

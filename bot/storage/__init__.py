@@ -42,6 +42,7 @@ from .rows import (
     GuildSettings,
     LedgerRow,
     OwedExceeded,
+    SeatRow,
     SettlementRow,
     StorageError,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "GuildSettings",
     "LedgerRow",
     "OwedExceeded",
+    "SeatRow",
     "SettlementRow",
     "ShardInUse",
     "Storage",
