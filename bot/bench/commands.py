@@ -5,7 +5,10 @@ measurement; with no benchmark named it runs render and ledger (``ledger``: see
 ``ledger_bench``; ``load``, the real bot as a process under many games at once: see
 ``load_bench``).
 ``render`` draws boards and hands from seeded games of both rule sets at many stages, from
-the deal to the finished game, including long side stacks. Per picture kind it reports the
+the deal to the finished game, including long side stacks; then the same at tables of three
+and of four (a player leaving in every other game), as rows of their own
+(``render_board_3``, ``render_hand_3``, ``render_board_4``, ``render_hand_4``, drawn in this
+process only). Per picture kind it reports the
 cold time (the first picture in a fresh interpreter: fonts opened, caches empty), then over
 ``--boards`` pictures drawn one after another in this process (caches warm, as in a bot that
 has run a while) the median, p99 and worst time, and the median and largest PNG size:
@@ -43,7 +46,7 @@ from engine.bench import POLICIES
 
 __all__ = ["BENCHMARKS", "cold_render", "main", "positions", "run_render"]
 
-_NAMES = ("Ann", "Bartholomew")
+_NAMES = ("Ann", "Bartholomew", "Carol", "Dmitri")
 
 
 def _hoard(moves: Sequence[Move], rng: random.Random, game: Game) -> Move:
@@ -83,12 +86,15 @@ def describe(seat: int, move: Move) -> str:
     return f"{name}: {what} → {move.target_token}"
 
 
-def positions(count: int, seed: int = 1, per_game: int = 8) -> list[tuple[View, View, BoardInfo]]:
-    """``count`` positions as (public view, on-turn player's view, info), from seeded games.
+def positions(count: int, seed: int = 1, per_game: int = 8,
+              players: int = 2) -> list[tuple[View, View, BoardInfo]]:
+    """``count`` positions as (public view, on-turn player's view, info), from seeded games of
+    ``players`` seats.
 
     Games alternate between the rule sets and between two random policies (one of them builds
     long side stacks); from each game ``per_game`` positions are taken, spread from the deal to
-    the end, the finished position always among them.
+    the end, the finished position always among them. At a table of three or four, every other
+    game has a player leave (rule 26) after 40 moves.
     """
     out: list[tuple[View, View, BoardInfo]] = []
     rng = random.Random(seed)
@@ -96,9 +102,16 @@ def positions(count: int, seed: int = 1, per_game: int = 8) -> list[tuple[View, 
     while len(out) < count:
         rules: RuleSet = (CLASSIC, KINGS)[n % 2]
         policy = _POLICIES[(n // 2) % len(_POLICIES)]
-        game, _ = Game.new(rules, seed * 10_007 + n)
-        info = BoardInfo(_NAMES, game_number=1 + n % 3, match_scores=(n % 40, (3 * n) % 45),
-                         match_target=rules.match_target)
+        if players == 2:
+            game, _ = Game.new(rules, seed * 10_007 + n)
+            info = BoardInfo(_NAMES[:2], game_number=1 + n % 3,
+                             match_scores=(n % 40, (3 * n) % 45), match_target=rules.match_target)
+        else:
+            game, _ = Game.new(rules, seed * 10_007 + n, players=players)
+            info = BoardInfo(_NAMES[:players], game_number=1 + n % 3,
+                             match_scores=tuple((n + 7 * k) % 45 for k in range(players)),
+                             match_target=rules.match_target)
+        leaver = (n // 2) % players if players > 2 and (n // 2) % 2 else None
         snapshots: list[tuple[View, View, BoardInfo]] = []
         while True:
             if len(game.history) % 3 == 0 or game.result is not None:
@@ -108,6 +121,10 @@ def positions(count: int, seed: int = 1, per_game: int = 8) -> list[tuple[View, 
                                   dataclasses.replace(info, last_moves=moves)))
             if game.result is not None:
                 break
+            if leaver is not None and len(game.history) == 40:
+                game.resign(leaver)
+                leaver = None
+                continue
             game.play(policy(game.legal_moves(), rng, game))
         last = len(snapshots) - 1
         picks = sorted({last * k // max(1, per_game - 1) for k in range(per_game)})
@@ -132,7 +149,7 @@ _COLD = """
 import sys, time
 from bot.bench.commands import positions
 from bot.pictures.render import render_board, render_hand
-public, mine, info = positions(1, int(sys.argv[2]))[0]
+public, mine, info = positions(1, int(sys.argv[2]), players=int(sys.argv[3]))[0]
 started = time.perf_counter()
 if sys.argv[1] == "board":
     render_board(public, info)
@@ -142,14 +159,15 @@ print(time.perf_counter() - started)
 """
 
 
-def cold_render(kind: str, seed: int = 1) -> float:
+def cold_render(kind: str, seed: int = 1, players: int = 2) -> float:
     """Seconds of the first ``kind`` picture (board or hand) drawn in a fresh interpreter.
 
     The first picture after a start opens the fonts and fills the caches of drawn cards and
     text; in this process those caches are already warm, so it is measured in a new one (the
     imports and the dealing are not timed, only the drawing).
     """
-    out = subprocess.run([sys.executable, "-c", _COLD, kind, str(seed)], check=True,
+    out = subprocess.run([sys.executable, "-c", _COLD, kind, str(seed), str(players)],
+                         check=True,
                          capture_output=True, text=True)
     return float(out.stdout.strip().splitlines()[-1])
 
@@ -201,17 +219,27 @@ async def _through_pool(cases: Sequence[tuple[View, View, BoardInfo]]
 
 def run_render(boards: int, seed: int = 1) -> list[dict[str, object]]:
     """Render ``boards`` boards and as many hands, in this process and then through a drawing
-    process; the figures for each."""
+    process; the figures for each. Then as many boards and hands of tables of three and of
+    four, in this process (rows ``render_board_3`` … ``render_hand_4``)."""
     cold_board, cold_hand = cold_render("board", seed), cold_render("hand", seed)
     cases = positions(boards, seed)
     board_times, board_sizes = _measure(render_board, [(pub, info) for pub, _, info in cases])
     hand_times, hand_sizes = _measure(render_hand, [(mine, info) for _, mine, info in cases])
     (board_cold, pool_boards, pool_board_sizes), (hand_cold, pool_hands, pool_hand_sizes) = \
         asyncio.run(_through_pool(cases))
-    return [_figures("render_board", cold_board, board_times, board_sizes),
+    rows = [_figures("render_board", cold_board, board_times, board_sizes),
             _figures("render_hand", cold_hand, hand_times, hand_sizes),
             _figures("render_board_pool", board_cold, pool_boards, pool_board_sizes),
             _figures("render_hand_pool", hand_cold, pool_hands, pool_hand_sizes)]
+    for players in (3, 4):
+        cold_board = cold_render("board", seed, players)
+        cold_hand = cold_render("hand", seed, players)
+        cases = positions(boards, seed, players=players)
+        board_times, board_sizes = _measure(render_board, [(pub, info) for pub, _, info in cases])
+        hand_times, hand_sizes = _measure(render_hand, [(mine, info) for _, mine, info in cases])
+        rows += [_figures(f"render_board_{players}", cold_board, board_times, board_sizes),
+                 _figures(f"render_hand_{players}", cold_hand, hand_times, hand_sizes)]
+    return rows
 
 
 def _ledger(args: argparse.Namespace) -> list[dict[str, object]]:

@@ -8,7 +8,9 @@ byte-identical pictures: nothing private can reach the channel through a picture
 The pictures are sized for Discord: 1200 px wide, which a phone shows some 400 px wide, so ranks
 are big and bold and the contrast is high. Side stacks are fanned so that every card in them shows
 its rank and suit (rule 8); a long stack is squeezed to fit the fixed height, with a smaller corner
-font once the fan gets tight.
+font once the fan gets tight. A table of three or four gets a taller board (a panel per seat, two
+to a row, cards as large) and a hand picture with a row per opponent; two-player pictures are
+drawn exactly as before (``tests/bot/test_two_player_pictures.py`` pins their bytes).
 
 Speed (``python -m bot.bench render``): each card is drawn once per kind and size into a cached
 tile, cut so that only its rounded ends need blending when pasted; text is rasterised once per
@@ -35,12 +37,14 @@ from PIL import Image, ImageDraw, ImageFont
 from engine import Card, EndReason, Move, Result, Source, Target, View
 from engine.cards import rank_text
 
-__all__ = ["BOARD_SIZE", "HAND_SIZE", "BoardInfo", "render_board", "render_hand", "result_line"]
+__all__ = ["BOARD_SIZE", "HAND_SIZE", "BoardInfo", "board_size", "hand_size", "render_board",
+           "render_hand", "result_line"]
 
 BOARD_SIZE = (1200, 1200)
-"""Width and height of a board picture in pixels, the same for every position."""
+"""Width and height of a two-player board picture in pixels, the same for every position (see
+``board_size`` for a table of three or four)."""
 HAND_SIZE = (1100, 680)
-"""Width and height of a hand picture in pixels."""
+"""Width and height of a two-player hand picture in pixels (see ``hand_size``)."""
 
 _ASSETS = Path(__file__).resolve().parent / "assets"
 
@@ -57,11 +61,11 @@ class BoardInfo:
     """What a picture shows beyond the view: the names, the match, and the last moves in words."""
 
     names: tuple[str, ...]
-    """Display names of seat 0 and seat 1."""
+    """Display names, one per seat of the table (two to four), in seat order."""
     game_number: int = 1
     """Which game of the match this is (1 for the first)."""
     match_scores: tuple[int, ...] = (0, 0)
-    """Match points of seat 0 and seat 1, as the caller wants them shown."""
+    """Match points per seat, as the caller wants them shown (a seat missing counts 0)."""
     match_target: int | None = None
     """Points that win the match, or ``None`` for a single game."""
     last_moves: tuple[str, ...] = ()
@@ -435,13 +439,14 @@ def _paste_card(image: Image.Image, card: Card, x: int, y: int, w: int, h: int, 
 
 
 def _empty_slot(image: Image.Image, x: int, y: int, w: int, h: int, lines: Sequence[str],
-                size: int) -> None:
+                size: int, bold: bool = True) -> None:
     ImageDraw.Draw(image).rounded_rectangle((x, y, x + w - 1, y + h - 1), _radius(w),
                                             outline=_SLOT, width=3)
     line_h = round(size * 1.25)
     y0 = y + h / 2 - line_h * (len(lines) - 1) / 2
     for i, line in enumerate(lines):
-        _text(image, (x + w / 2, y0 + i * line_h), line, size, _SLOT, anchor="mm", width=w - 10)
+        _text(image, (x + w / 2, y0 + i * line_h), line, size, _SLOT, anchor="mm", width=w - 10,
+              bold=bold)
 
 
 def _plural(n: int, word: str) -> str:
@@ -485,12 +490,22 @@ _REASONS = {
 }
 
 
-def result_line(result: Result, names: tuple[str, ...]) -> str:
-    """The end of a game in a line: ``Ann wins · 12 points · pay-off pile emptied``."""
-    if result.reason is EndReason.RESIGNED and result.winner is not None:
+def _and(words: Sequence[str]) -> str:
+    """``Ann``, ``Ann and Bob``, ``Ann, Bob and Cy``."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def result_line(result: Result, names: Sequence[str]) -> str:
+    """The end of a game in a line: ``Ann wins · 12 points · pay-off pile emptied``.
+
+    At a table of three or four the leavers are named (``Bob and Cy left``)."""
+    if len(names) > 2 and result.reason is EndReason.RESIGNED and result.left:
+        why = _and([names[s] for s in result.left]) + " left"
+    elif result.reason is EndReason.RESIGNED and result.winner is not None:
         why = f"{names[1 - result.winner]} resigned"
     elif result.reason is EndReason.STALEMATE and result.winner is None:
-        why = "stalemate, equal pay-off piles"
+        why = ("stalemate, equal pay-off piles" if len(names) == 2
+               else "stalemate, fewest pay-off cards shared")
     else:
         why = _REASONS[result.reason]
     if result.winner is None:
@@ -512,6 +527,8 @@ def render_board(view: View, info: BoardInfo) -> bytes:
 
 
 def _draw_board(pub: View, info: BoardInfo) -> Image.Image:
+    if pub.players != 2:
+        return _draw_group_board(pub, info)
     result = pub.result
     lit = tuple(result.winner == seat if result is not None else pub.turn == seat
                 for seat in (0, 1))
@@ -623,7 +640,11 @@ def _draw_header(board: Image.Image, pub: View, info: BoardInfo) -> None:
           width=_W - 2 * _MARGIN - 8)
 
 
-def _draw_centre_row(board: Image.Image, pub: View, info: BoardInfo) -> None:
+def _draw_centre_row(board: Image.Image, pub: View, info: BoardInfo, least: int = 0,
+                     moves_box: tuple[int, int, int, int] | None = None) -> None:
+    """The centre stacks, the stock and the last moves (in ``moves_box`` if given, else beside
+    the stock); no text smaller than ``least`` (0 at a table of two, whose board keeps the
+    sizes it always had)."""
     rules = pub.rules
     starters = ("Ace or", "King", "to start") if (
         rules.wild_rank == 13 and rules.king_starts_stack) else ("Ace", "to start")
@@ -631,10 +652,10 @@ def _draw_centre_row(board: Image.Image, pub: View, info: BoardInfo) -> None:
         x = _centre_x(i)
         mid = x + _CENTRE_W // 2
         n = len(stack.cards)
-        _text(board, (mid, _LABEL_Y), f"C{i + 1}" + (f" · {n}" if n else ""), 24, _MUTED,
-              anchor="mt")
+        _text(board, (mid, _LABEL_Y), f"C{i + 1}" + (f" · {n}" if n else ""), max(24, least),
+              _MUTED, anchor="mt")
         if stack.is_empty:
-            _empty_slot(board, x, _CARD_Y, _CENTRE_W, _CENTRE_H, starters, 24)
+            _empty_slot(board, x, _CARD_Y, _CENTRE_W, _CENTRE_H, starters, max(24, least))
             continue
         # A hint of depth: one more edge for every few cards under the top card.
         for k in range(min(3, (n + 2) // 4), 0, -1):
@@ -643,8 +664,8 @@ def _draw_centre_row(board: Image.Image, pub: View, info: BoardInfo) -> None:
         # A wild card stands for the rank of its place in the stack (the bottom card is the Ace).
         as_rank = n if top.rank == rules.wild_rank else 0
         _paste_card(board, top, x, _CARD_Y, _CENTRE_W, _CENTRE_H, as_rank=as_rank)
-        _text(board, (mid, _CARD_Y + _CENTRE_H + 10), f"needs {rank_text(stack.needs)}", 26,
-              _NEEDS, anchor="mt")
+        _text(board, (mid, _CARD_Y + _CENTRE_H + 10), f"needs {rank_text(stack.needs)}",
+              max(26, least), _NEEDS, anchor="mt")
     x = _centre_x(len(pub.centre)) + 8
     mid = x + _CENTRE_W // 2
     if pub.stock_size:
@@ -653,10 +674,10 @@ def _draw_centre_row(board: Image.Image, pub: View, info: BoardInfo) -> None:
             (mid, _CARD_Y + _CENTRE_H // 2), str(pub.stock_size), font=_font(44), fill=_TEXT,
             anchor="mm", stroke_width=4, stroke_fill=_BACK)
     else:
-        _empty_slot(board, x, _CARD_Y, _CENTRE_W, _CENTRE_H, ("empty",), 24)
-    _text(board, (mid, _CARD_Y + _CENTRE_H + 10), _plural(pub.stock_size, "card"), 24, _TEXT,
-          anchor="mt")
-    _draw_last_moves(board, info, _moves_box(len(pub.centre)))
+        _empty_slot(board, x, _CARD_Y, _CENTRE_W, _CENTRE_H, ("empty",), max(24, least))
+    _text(board, (mid, _CARD_Y + _CENTRE_H + 10), _plural(pub.stock_size, "card"),
+          max(24, least), _TEXT, anchor="mt")
+    _draw_last_moves(board, info, moves_box or _moves_box(len(pub.centre)), least)
 
 
 # The joker's own character (U+1F0CF) is in the bundled font, but at the size of a last-moves
@@ -684,9 +705,11 @@ def _wrap(text: str, size: int, width: int, bold: bool) -> list[str]:
 
 
 def _draw_last_moves(board: Image.Image, info: BoardInfo,
-                     box: tuple[int, int, int, int]) -> None:
+                     box: tuple[int, int, int, int], least: int = 0) -> None:
     x0, y0, x1, y1 = box
     line_h, size, width = 31, 22, x1 - x0 - 28
+    if least > size:
+        line_h, size = round(least * 1.3), least
     room = (y1 - y0 - 44) // line_h
     if not info.last_moves:
         _text(board, (x0 + 14, y0 + 44), "none yet", size, _MUTED, anchor="lt", bold=False)
@@ -785,9 +808,12 @@ def _corner_for_step(step: int) -> int:
 
 
 def _draw_fan(board: Image.Image, pile: Sequence[Card], x: int, top: int, bottom: int,
-              jokers: Sequence[tuple[int, ...]] = ()) -> None:
+              jokers: Sequence[tuple[int, ...]] = (), least: int = 0) -> None:
     if not pile:
-        _empty_slot(board, x, top, _SIDE_W, _SIDE_H, ("empty",), 22)
+        # At a table of three or four no text is smaller than a rank: "empty" at that size
+        # fits the slot in the regular face only.
+        _empty_slot(board, x, top, _SIDE_W, _SIDE_H, ("empty",), max(22, least),
+                    bold=least <= 22)
         return
     n = len(pile)
     step = _fan_step(n, bottom - top)
@@ -806,10 +832,268 @@ def _ranks_text(ranks: Sequence[int]) -> str:
     return "/".join(rank_text(r) for r in ranks)
 
 
+# ----------------------------------------------------------------------------- tables of 3 or 4
+
+# A board of three or four seats keeps the top of the two-player board (the header, the centre
+# stacks, the stock and the last moves) and puts the seats in a grid of two columns below it,
+# each panel as wide as a two-player panel and so with cards of the same size: at the 400 px a
+# phone shows it, the board reads as a two-player board does. The grid has two rows; with three
+# seats the fourth cell holds the last moves (more of them: a round is three turns), and the
+# order of play (once the game is over, the places) takes their box beside the stock.
+#
+# No text on it is smaller than the corner rank of a side-stack card (_CORNER_MAX): labels, last
+# moves and counts are drawn at _GROUP_TEXT at least. The corners of a long side stack squeezed
+# into its panel get smaller, as on the two-player board (see _fan_step): a panel's fan keeps
+# full-size corners up to _GROUP_FULL_FAN cards.
+_GROUP_TEXT = _CORNER_MAX
+_GROUP_PANEL_H = 540
+_GROUP_GAP = _MARGIN // 2
+_GROUP_HEAD = _PANEL_HEAD
+_GROUP_H = _PANEL_TOP + 2 * _GROUP_PANEL_H + _GROUP_GAP + _MARGIN
+_GROUP_CARD_TOP = _GROUP_HEAD + 44
+"""Where the pay-off card and the side-stack fans start, below the top of a panel."""
+_GROUP_FAN_HEIGHT = _GROUP_PANEL_H - _GROUP_CARD_TOP - 14
+_GROUP_FULL_FAN = 11
+"""The longest side stack whose every corner shows at full size in a panel (tests check it)."""
+
+
+def board_size(players: int) -> tuple[int, int]:
+    """Width and height of the board picture of a table of ``players`` seats."""
+    return BOARD_SIZE if players == 2 else (_W, _GROUP_H)
+
+
+def _group_cell(cell: int) -> tuple[int, int, int, int]:
+    """The box (x0, y0, x1, y1) of cell ``cell`` of the seat grid: 0 and 1 the top row."""
+    x = _MARGIN + (cell % 2) * (_PANEL_W + _GROUP_GAP)
+    y = _PANEL_TOP + (cell // 2) * (_GROUP_PANEL_H + _GROUP_GAP)
+    return x, y, x + _PANEL_W, y + _GROUP_PANEL_H
+
+
+def _seat_lit(pub: View, seat: int) -> bool:
+    result = pub.result
+    return result.winner == seat if result is not None else pub.turn == seat
+
+
+@lru_cache(maxsize=2)
+def _group_base(players: int) -> Image.Image:
+    """What a board of ``players`` seats shows whatever the position: the seat panels unlit
+    and their labels. (Two, for tables of three and four: a board is 5.2 MB; the header and the
+    boxes of the top row are drawn on each board, cheaply.)"""
+    board = Image.new("RGB", board_size(players), _FELT)
+    for seat in range(players):
+        _draw_group_panel_base(board, _group_cell(seat), lit=False)
+    return board
+
+
+def _draw_group_panel_base(board: Image.Image, box: tuple[int, int, int, int], *,
+                           lit: bool) -> None:
+    x, top, x1, bottom = box
+    draw = ImageDraw.Draw(board)
+    draw.rounded_rectangle((x, top, x1, bottom), 14, fill=_FELT_DARK,
+                           outline=_GOLD if lit else _FELT_LINE, width=6 if lit else 2)
+    if lit:
+        draw.rounded_rectangle((x, top, x1, top + _GROUP_HEAD), 14, fill=_GOLD)
+        draw.rectangle((x, top + _GROUP_HEAD - 14, x1, top + _GROUP_HEAD), fill=_GOLD)
+    cx = x + 14 + _CENTRE_W // 2
+    _text(board, (cx, top + _GROUP_HEAD + 10), "Pay-off", _GROUP_TEXT, _MUTED, anchor="mt")
+
+
+def _draw_group_board(pub: View, info: BoardInfo) -> Image.Image:
+    players = pub.players
+    board = _group_base(players).copy()
+    over = pub.result is not None
+    draw = ImageDraw.Draw(board)
+    draw.rectangle((0, 0, _W, _HEADER_H), fill=_GOLD if over else _FELT_DARK)
+    draw.rectangle((0, _HEADER_H, _W, _HEADER_H + _SUBHEADER_H), fill=_FELT_DARK)
+    draw.line((0, _HEADER_H, _W, _HEADER_H), fill=_FELT_LINE, width=1)
+    centres = len(pub.centre)
+    _text(board, (_centre_x(centres) + 8 + _CENTRE_W // 2, _LABEL_Y), "Stock", _GROUP_TEXT,
+          _MUTED, anchor="mt")
+    top_box = _moves_box(centres)
+    moves_box = _group_cell(3) if players == 3 else top_box
+    for box in {top_box, moves_box}:
+        draw.rounded_rectangle(box, 12, fill=_FELT_DARK)
+    _text(board, (moves_box[0] + 14, moves_box[1] + 8), "Last moves", _GROUP_TEXT, _MUTED,
+          anchor="lt")
+    _draw_group_header(board, pub, info)
+    _draw_centre_row(board, pub, info, least=_GROUP_TEXT, moves_box=moves_box)
+    for seat in range(players):
+        box = _group_cell(seat)
+        if _seat_lit(pub, seat):
+            _draw_group_panel_base(board, box, lit=True)
+        _draw_group_panel(board, pub, info, seat, box)
+    if players == 3:
+        _draw_order_of_play(board, pub, info, top_box)
+    return board
+
+
+def _names(info: BoardInfo, players: int) -> tuple[str, ...]:
+    """A name per seat (``Seat 3`` for one the caller did not name)."""
+    return tuple(info.names[s] if s < len(info.names) else f"Seat {s + 1}"
+                 for s in range(players))
+
+
+def _points(info: BoardInfo, seat: int) -> int:
+    return info.match_scores[seat] if seat < len(info.match_scores) else 0
+
+
+def _draw_group_header(board: Image.Image, pub: View, info: BoardInfo) -> None:
+    names = _names(info, pub.players)
+    if pub.result is not None:
+        short = tuple(_fit(_printable(n, True), 30, 300) for n in names)
+        text, ink = f"Game over: {result_line(pub.result, short)}", _GOLD_INK
+    else:
+        text, ink = f"{names[pub.turn]} to play · turn {pub.turn_number + 1}", _TEXT
+    _text(board, (_MARGIN + 4, _HEADER_H // 2), text, 30, ink, anchor="lm",
+          width=_W - 2 * _MARGIN - 8)
+    line = f"{pub.rules.name.title()} · {pub.players} players · game {info.game_number}"
+    if info.match_target is not None:
+        line += f" · match to {info.match_target} points"
+    _text(board, (_MARGIN + 4, _HEADER_H + _SUBHEADER_H // 2), line, _GROUP_TEXT, _MUTED,
+          anchor="lm", width=_W - 2 * _MARGIN - 8)
+
+
+def _seat_tag(pub: View, seat: int) -> str:
+    """The word at the right of a seat's name: who plays, who won, who left, each margin."""
+    result = pub.result
+    if result is None:
+        if seat in pub.absent:
+            return "AWAY"
+        if seat in pub.left:
+            return "LEFT"
+        return "TO PLAY" if pub.turn == seat else ""
+    if result.winner == seat:
+        return f"WINNER +{result.score}"
+    margin = result.margins[seat] if seat < len(result.margins) else None
+    if seat in pub.absent:
+        return "AWAY"
+    if seat in result.left:
+        return f"LEFT −{margin}" if margin is not None else "LEFT"
+    if margin is not None:
+        return f"−{margin}"
+    return "TIE"
+
+
+def _draw_group_panel(board: Image.Image, pub: View, info: BoardInfo, seat: int,
+                      box: tuple[int, int, int, int]) -> None:
+    x, y0, x1, _ = box
+    w = x1 - x
+    lit = _seat_lit(pub, seat)
+    gone = seat in pub.left or seat in pub.absent
+    ink = _GOLD_INK if lit else (_MUTED if gone else _TEXT)
+    tag = _seat_tag(pub, seat)
+    tag_w = round(_font(_GROUP_TEXT).getlength(tag)) if tag else 0
+    if tag:
+        _text(board, (x1 - 16, y0 + _GROUP_HEAD // 2), tag, _GROUP_TEXT, ink, anchor="rm")
+    on_turn = pub.result is None and pub.turn == seat
+    name = ("▶ " if on_turn else "") + _names(info, pub.players)[seat]
+    _text(board, (x + 16, y0 + _GROUP_HEAD // 2), name, 30, ink, anchor="lm",
+          width=w - 48 - tag_w)
+
+    # The pay-off pile and its count, the hand, the match points: a column on the left.
+    cx = x + 14
+    mid = cx + _CENTRE_W // 2
+    card_y = y0 + _GROUP_CARD_TOP
+    payoff = pub.payoff_tops[seat]
+    if payoff is None:
+        _empty_slot(board, cx, card_y, _CENTRE_W, _CENTRE_H, ("empty",), _GROUP_TEXT)
+    else:
+        _paste_card(board, payoff, cx, card_y, _CENTRE_W, _CENTRE_H)
+    y = card_y + _CENTRE_H + 8
+    _text(board, (mid, y), f"{pub.payoff_counts[seat]} left", 34, _NEEDS, anchor="mt",
+          width=_CENTRE_W + 30)
+    y += 58
+    n = pub.hand_sizes[seat]
+    bw, bh, step = 42, 58, 17
+    span = bw + step * (n - 1) if n else bw
+    bx = cx + (_CENTRE_W - span) // 2
+    for k in range(n):
+        _back_tile(bw, bh).paste(board, bx + k * step, y)
+    if not n:
+        ImageDraw.Draw(board).rounded_rectangle((bx, y, bx + bw, y + bh), 5, outline=_SLOT,
+                                                width=2)
+    y += bh + 8
+    _text(board, (mid, y), f"hand {n}", _GROUP_TEXT, _TEXT, anchor="mt")
+    y += 42
+    if gone:
+        for line in (("not dealt", "in") if seat in pub.absent else ("left the", "game")):
+            _text(board, (mid, y), line, _GROUP_TEXT, _MUTED, anchor="mt")
+            y += 32
+    elif info.match_target is not None or any(info.match_scores):
+        _text(board, (mid, y), _plural(_points(info, seat), "pt"), _GROUP_TEXT, _MUTED,
+              anchor="mt")
+
+    # The side stacks, fanned down so that every card shows its corner.
+    sx = cx + _CENTRE_W + 18
+    gap = (x1 - 14 - sx - 4 * _SIDE_W) // 3
+    label_y = y0 + _GROUP_HEAD + 10
+    for s, pile in enumerate(pub.sides[seat]):
+        colx = sx + s * (_SIDE_W + gap)
+        label = f"S{s + 1}" + (f" · {len(pile)}" if len(pile) > 1 else "")
+        _text(board, (colx + _SIDE_W // 2, label_y), label, _GROUP_TEXT, _MUTED, anchor="mt")
+        _draw_fan(board, pile, colx, card_y, card_y + _GROUP_FAN_HEIGHT,
+                  pub.joker_ranks(seat, s), least=_GROUP_TEXT)
+
+
+def _draw_order_of_play(board: Image.Image, pub: View, info: BoardInfo,
+                        box: tuple[int, int, int, int]) -> None:
+    """The fourth cell of a table of three: who plays after whom, each pay-off count, and once
+    the game is over each seat's place."""
+    x0, y0, x1, _ = box
+    names = _names(info, pub.players)
+    width = x1 - x0 - 28
+    result = pub.result
+    y = y0 + 8
+    rows: list[tuple[str, RGB, bool]] = []
+    if result is None:
+        title = "Order of play"
+        seated = [s for s in range(pub.players) if s not in pub.left and s not in pub.absent]
+        start = seated.index(pub.turn) if pub.turn in seated else 0
+        for k, seat in enumerate(seated[start:] + seated[:start]):
+            mark = "▶ " if k == 0 else f"{k + 1}. "
+            rows.append((f"{mark}{names[seat]} · {pub.payoff_counts[seat]} left",
+                         _TEXT if k == 0 else _MUTED, k == 0))
+        for seat in pub.left:
+            rows.append((f"{names[seat]} left the game", _MUTED, False))
+    else:
+        title = "Result"
+        places = result.ranks
+        order = sorted((s for s in range(pub.players) if places[s] is not None),
+                       key=lambda s: (places[s] or 0, s))
+        for seat in order:
+            margin = result.margins[seat]
+            if result.winner == seat:
+                what = f"wins {_plural(result.score, 'point')}"
+            elif margin is None:
+                what = "tie"
+            else:
+                what = f"margin {margin}" + (" · left" if seat in result.left else "")
+            rows.append((f"{places[seat]}. {names[seat]} · {what}",
+                         _TEXT if result.winner == seat else _MUTED, result.winner == seat))
+    _text(board, (x0 + 14, y), title, _GROUP_TEXT, _MUTED, anchor="lt")
+    y += 42
+    # Three rows of one line each fit the box (names are cut short to keep them on one line).
+    for text, fill, bold in rows[:4]:
+        _text(board, (x0 + 14, y), text, 28, fill, anchor="lt", bold=bold, width=width)
+        y += 44
+
+
 # ----------------------------------------------------------------------------- the private hand
 
 _HW, _HH = HAND_SIZE
 _HAND_W, _HAND_H = 176, 246
+# At a table of three or four the hand picture grows a strip below: a row per opponent, in the
+# order they play after the viewer, with his name, pay-off top and count, hand size and the top
+# of each side stack (what he may play next).
+_OPP_TOP = _HH + 56
+_OPP_ROW = 118
+_OPP_W, _OPP_H = 70, 98
+_OPP_STEP = 164
+
+
+def hand_size(players: int) -> tuple[int, int]:
+    """Width and height of the hand picture at a table of ``players`` seats."""
+    return HAND_SIZE if players == 2 else (_HW, _OPP_TOP + (players - 1) * _OPP_ROW + 8)
 
 
 @dataclass(frozen=True, slots=True)
@@ -868,7 +1152,7 @@ def render_hand(view: View, info: BoardInfo) -> bytes:
 def _draw_hand(view: View, info: BoardInfo) -> Image.Image:
     assert view.hand is not None and view.viewer is not None
     seat = view.viewer
-    image = Image.new("RGB", HAND_SIZE, _FELT)
+    image = Image.new("RGB", hand_size(view.players), _FELT)
     mine = view.my_turn
     hints = _hints(view.legal_moves, view.compulsory) if mine else {}
 
@@ -937,7 +1221,49 @@ def _draw_hand(view: View, info: BoardInfo) -> Image.Image:
         else:
             line, fill = f"C{i + 1}  needs {rank_text(stack.needs)}", _NEEDS
         _text(image, (x, card_y + 4 + i * 38), line, 26, fill, anchor="lt", width=_HW - x - 8)
+    if view.players > 2:
+        _draw_opponents(image, view, info)
     return image
+
+
+def _draw_opponents(image: Image.Image, view: View, info: BoardInfo) -> None:
+    """A row per opponent, in the order they play after the viewer (public facts only)."""
+    names = _names(info, view.players)
+    draw = ImageDraw.Draw(image)
+    top = _HH
+    draw.line((_MARGIN, top, _HW - _MARGIN, top), fill=_FELT_LINE, width=2)
+    _text(image, (_MARGIN + 20, top + 14), "Next to play, in order", 22, _MUTED, anchor="lt")
+    _text(image, (340 + _OPP_W // 2, top + 14), "Pay-off", 22, _MUTED, anchor="mt")
+    _text(image, (440, top + 14), "Side stacks: the top card of each", 22, _MUTED, anchor="lt")
+    for k, opponent in enumerate(view.opponents):
+        y = _OPP_TOP + k * _OPP_ROW
+        if k:
+            draw.line((_MARGIN + 20, y - 8, _HW - _MARGIN - 20, y - 8), fill=_FELT_DARK, width=2)
+        gone = opponent.has_left
+        name = ("▶ " if opponent.on_turn else "") + names[opponent.seat]
+        _text(image, (_MARGIN + 20, y + 10), name, 30, _MUTED if gone else
+              (_GOLD if opponent.on_turn else _TEXT), anchor="lt", width=290)
+        summary = ("left the game" if gone else
+                   f"{opponent.payoff_count} left · hand {opponent.hand_size}")
+        _text(image, (_MARGIN + 20, y + 56), summary, 24, _MUTED if gone else _NEEDS,
+              anchor="lt", width=290)
+        x = 340
+        if opponent.payoff_top is None:
+            _empty_slot(image, x, y, _OPP_W, _OPP_H, (), 20)
+        else:
+            _paste_card(image, opponent.payoff_top, x, y, _OPP_W, _OPP_H)
+        x = 440
+        for s, pile in enumerate(opponent.sides):
+            if pile:
+                ranks = opponent.side_ranks[s][-1] if pile[-1].is_joker else ()
+                _paste_card(image, pile[-1], x, y, _OPP_W, _OPP_H,
+                            stands_for=_ranks_text(ranks) if ranks else "")
+            else:
+                _empty_slot(image, x, y, _OPP_W, _OPP_H, (), 20)
+            label = f"S{s + 1}" + (f" · {len(pile)}" if len(pile) > 1 else "")
+            _text(image, (x + _OPP_W + 8, y + _OPP_H // 2), label, 22, _MUTED, anchor="lm",
+                  bold=False, width=_OPP_STEP - _OPP_W - 14)
+            x += _OPP_STEP
 
 
 def _draw_hinted(image: Image.Image, card: Card, x: int, y: int, w: int, h: int, hint: _Hints,

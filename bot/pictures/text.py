@@ -7,12 +7,15 @@ public view only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from engine import (
     Card,
     Discarded,
     EndReason,
     Event,
     GameOver,
+    Left,
     Move,
     Passed,
     Played,
@@ -55,6 +58,14 @@ EXPIRED = "⌛ This challenge expired."
 
 MAX_MESSAGE = 2000
 """Discord refuses a message longer than this (in characters)."""
+
+MAX_FIELD = 1024
+"""Discord refuses an embed field whose text is longer than this."""
+
+MAX_FIELDS_TEXT = 4000
+"""What ``board_fields`` gives at most in all (headings and texts) at a table of three or four:
+an embed holds 6,000 characters, and the board's title, status, last moves and footer need the
+rest."""
 
 SORRY = "Sorry, something went wrong on my side. Nothing was changed."
 
@@ -152,8 +163,10 @@ def describe_move(name: str, move: Move, card: Card | None, as_rank: int | None 
     return f"{name}: {shown}from {where} → {kind} {move.target_index + 1}"
 
 
-def describe_events(names: tuple[str, ...], events: list[Event]) -> list[str]:
-    """Public lines for the moves among ``events`` (draws are never described)."""
+def describe_events(names: Sequence[str], events: Sequence[Event]) -> list[str]:
+    """Public lines for the moves among ``events`` (draws are never described), and at a table
+    of three or four for each player who left (rule 26): ``Carol left the game (12 cards in
+    their pay-off pile)``. (At a table of two the end of the game says it.)"""
     lines = []
     for event in events:
         if isinstance(event, Played):
@@ -163,18 +176,28 @@ def describe_events(names: tuple[str, ...], events: list[Event]) -> list[str]:
             lines.append(describe_move(names[event.player], event.move, event.card))
         elif isinstance(event, Passed):
             lines.append(f"{names[event.player]} passed")
+        elif isinstance(event, Left) and len(names) > 2:
+            lines.append(left_line(names[event.player], event.margin))
         elif isinstance(event, GameOver):
             lines.append("Game over: " + result_text(event.result, names))
     return lines
 
 
-def describe_history(names: tuple[str, ...], history: list[tuple[int, Move]]) -> list[str]:
+def left_line(name: str, margin: int) -> str:
+    """``Carol left the game (12 cards in their pay-off pile)``: rule 26, his margin."""
+    return f"{name} left the game ({plural(margin, 'card')} in their pay-off pile)"
+
+
+def describe_history(names: Sequence[str], history: Sequence[tuple[int, Move]]) -> list[str]:
     """Public lines for saved moves (after a restart); hand cards are named, others not."""
     return [describe_move(names[seat], move, move.card) for seat, move in history]
 
 
-def result_text(result: Result, names: tuple[str, ...]) -> str:
-    """How a game ended, in a sentence."""
+def result_text(result: Result, names: Sequence[str]) -> str:
+    """How a game ended, in a sentence (at a table of three or four: a few, naming every
+    loser's margin and the leavers)."""
+    if len(names) > 2:
+        return _group_result_text(result, names)
     reasons = {
         EndReason.PAYOFF_EMPTIED: "played the last pay-off card",
         EndReason.STALEMATE: "stalemate: neither player could or would play",
@@ -194,6 +217,55 @@ def result_text(result: Result, names: tuple[str, ...]) -> str:
     return f"{winner} wins, scoring {points} ({reasons[result.reason]})."
 
 
+def _and(words: Sequence[str]) -> str:
+    """``Ann``, ``Ann and Bob``, ``Ann, Bob and Cy``."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _group_result_text(result: Result, names: Sequence[str]) -> str:
+    """Rules 25 and 26: the winner scores the sum of the losers' margins; a drawn game none."""
+    leavers = set(result.left)
+
+    def margin(k: int, seat: int, m: int) -> str:
+        return (f"{names[seat]} {'loses ' if k == 0 else ''}by {m}"
+                + (" (left the game)" if seat in leavers else ""))
+
+    losers = list(result.losers)
+    if result.winner is None:
+        stayed = [s for s in range(len(names))
+                  if s not in leavers and s not in result.absent]
+        if result.reason is EndReason.STALEMATE:
+            fewest = min(result.payoff_left[s] for s in stayed)
+            shared = [names[s] for s in stayed if result.payoff_left[s] == fewest]
+            why = (f"stalemate: a whole round without a play, and {_and(shared)} share the "
+                   f"fewest pay-off cards ({fewest})")
+        elif result.reason is EndReason.STOCK_OUT:
+            why = "the stock ran out"
+        else:
+            why = "the game reached its turn limit"
+        text = f"Drawn game, no points: {why}."
+        if losers:
+            text += " " + _and([f"{names[s]} ({plural(m, 'card')})" for s, m in losers]) + \
+                (" left the game and lose" if len(losers) > 1 else " left the game and loses") \
+                + " nothing to anyone."
+        return text
+    winner = names[result.winner]
+    points = plural(result.score, "point")
+    if len(losers) > 1:
+        points += " (" + " + ".join(str(m) for _, m in losers) + ")"
+    if result.reason is EndReason.PAYOFF_EMPTIED:
+        why = f": {winner} played the last pay-off card."
+    elif result.reason is EndReason.RESIGNED:
+        why = ": everyone else left the game."
+    elif result.reason is EndReason.STALEMATE:
+        why = (f" (stalemate: a whole round without a play; {winner} has the fewest pay-off "
+               "cards, and each margin is the difference).")
+    else:
+        why = "."
+    lost = ", ".join(margin(k, s, m) for k, (s, m) in enumerate(losers)) + "."
+    return f"{winner} wins, scoring {points}{why} {lost}"
+
+
 def _ranks_text(ranks: tuple[int, ...]) -> str:
     """``7``, ``7/8``, or a run as ``2–K``."""
     if len(ranks) > 2 and list(ranks) == list(range(ranks[0], ranks[-1] + 1)):
@@ -201,11 +273,16 @@ def _ranks_text(ranks: tuple[int, ...]) -> str:
     return "/".join(_rank_short(r) for r in ranks)
 
 
-def board_fields(view: View, names: tuple[str, ...]) -> list[tuple[str, str]]:
+def board_fields(view: View, names: Sequence[str]) -> list[tuple[str, str]]:
     """The public board as (heading, text) pairs, for an embed beside the image.
 
-    Uses public facts only, whatever view it is given.
+    Uses public facts only, whatever view it is given. At a table of three or four every seat
+    has its field (who is on turn, who left, and once the game is over each margin), each text
+    fits an embed field and all of them ``MAX_FIELDS_TEXT``: the longest side stacks are cut
+    to their top cards (``S1 (24): … 9♣ 8♦ 7♠``) when they would not.
     """
+    if view.players > 2:
+        return _group_fields(view, names)
     centre = []
     for i, stack in enumerate(view.centre):
         if stack.is_empty:
@@ -231,8 +308,69 @@ def board_fields(view: View, names: tuple[str, ...]) -> list[tuple[str, str]]:
     return fields
 
 
-def hand_text(view: View) -> str:
-    """The viewer's hand and moves as text (private: only for the viewer)."""
+def _centre_field(view: View) -> tuple[str, str]:
+    centre = []
+    for i, stack in enumerate(view.centre):
+        if stack.is_empty:
+            centre.append(f"C{i + 1}: empty")
+        else:
+            centre.append(f"C{i + 1}: {_rank_short(len(stack.cards))} "
+                          f"({plural(len(stack.cards), 'card')}), needs {rank_name(stack.needs)}")
+    return ("Centre stacks", "\n".join(centre))
+
+
+def _side_line(view: View, seat: int, i: int, keep: int | None) -> str:
+    pile = view.sides[seat][i]
+    if not pile:
+        return f"S{i + 1}: empty"
+    shown = [card.display + (f"(as {_ranks_text(ranks)})" if ranks else "")
+             for card, ranks in zip(pile, view.joker_ranks(seat, i), strict=True)]
+    if keep is not None and len(shown) > keep:
+        return f"S{i + 1} ({len(shown)}): … " + " ".join(shown[-keep:])
+    return f"S{i + 1}: " + " ".join(shown)
+
+
+def _seat_heading(view: View, names: Sequence[str], seat: int) -> str:
+    result = view.result
+    name = names[seat] if seat < len(names) else f"Seat {seat + 1}"
+    if seat in view.absent:
+        return f"{name} (not in this game)"
+    if result is None:
+        if seat in view.left:
+            return f"{name} (left the game)"
+        return name + (" ▶ on turn" if view.turn == seat else "")
+    if result.winner == seat:
+        return f"{name} 🏆 wins {plural(result.score, 'point')}"
+    margin = result.margins[seat] if seat < len(result.margins) else None
+    left = " (left the game)" if seat in result.left else ""
+    return f"{name} · lost by {margin}{left}" if margin is not None else name
+
+
+def _group_fields(view: View, names: Sequence[str]) -> list[tuple[str, str]]:
+    seats = [s for s in range(view.players) if s not in view.absent]
+    stock = ("Stock", f"{plural(view.stock_size, 'card')} · turn {view.turn_number + 1}")
+    fields: list[tuple[str, str]] = []
+    # All of every side stack if it fits, else fewer cards of each until it does.
+    for keep in (None, 12, 8, 5, 3, 1):
+        fields = [_centre_field(view)]
+        for seat in seats:
+            head = [f"Pay-off: {card_text(view.payoff_tops[seat])} "
+                    f"({view.payoff_counts[seat]} left)",
+                    f"Hand: {plural(view.hand_sizes[seat], 'card')}"]
+            sides = [_side_line(view, seat, i, keep) for i in range(len(view.sides[seat]))]
+            fields.append((clip(_seat_heading(view, names, seat), 256),
+                           clip("\n".join(head + sides), MAX_FIELD)))
+        fields.append(stock)
+        if sum(len(a) + len(b) for a, b in fields) <= MAX_FIELDS_TEXT:
+            break
+    return fields
+
+
+def hand_text(view: View, names: Sequence[str] = ()) -> str:
+    """The viewer's hand and moves as text (private: only for the viewer).
+
+    At a table of three or four, with ``names``, it says whose turn it is and gives the others'
+    pay-off counts in the order they play after the viewer."""
     if view.hand is None or view.viewer is None:
         raise ValueError("The public view has no hand.")
     cards = " ".join(f"`{c.display}`" for c in sorted(view.hand)) or "(empty)"
@@ -242,10 +380,19 @@ def hand_text(view: View) -> str:
     if view.result is not None:
         lines.append("The game is over.")
     elif not view.my_turn:
-        lines.append("It's your opponent's turn.")
+        if view.players == 2:
+            lines.append("It's your opponent's turn.")
+        elif view.turn < len(names):
+            lines.append(f"It's {names[view.turn]}'s turn.")
+        else:
+            lines.append("It's another player's turn.")
     elif view.compulsory:
         lines.append("You **must** play an Ace or 2 first (marked ❗).")
-    return "\n".join(lines)
+    if view.players > 2 and len(names) >= view.players:
+        others = [f"{names[o.seat]} left the game" if o.has_left
+                  else f"{names[o.seat]} {o.payoff_count} left" for o in view.opponents]
+        lines.append("**Next, in order:** " + " · ".join(others))
+    return clip("\n".join(lines))
 
 
 _RULES_COMMON = (
@@ -309,14 +456,16 @@ HELP_TEXT = (
 )
 
 
-def turn_summary(view: View, names: tuple[str, ...]) -> str:
+def turn_summary(view: View, names: Sequence[str]) -> str:
     """What the turn before ``view``'s did, for the closed board of that turn (public moves
     only): ``✔ Turn 7 · Ann: 7♥ from hand → centre 2; Ann: 9♦ from hand → side 1``."""
     recent = list(view.recent)
     while recent and recent[-1][0] == view.turn:  # the new turn has begun: leave its moves
         recent.pop()
     done: list[tuple[int, Move]] = []
-    while recent and recent[-1][0] != view.turn:
+    # The moves of the seat that played last (at a table of two: every move not the new turn's).
+    mover = recent[-1][0] if recent else None
+    while recent and recent[-1][0] == mover:
         done.append(recent.pop())
     done.reverse()
     head = f"✔ Turn {max(1, view.turn_number)}"
@@ -329,26 +478,29 @@ def turn_summary(view: View, names: tuple[str, ...]) -> str:
 
 
 def result_announcement(
-    *, game_id: int, players: tuple[int, ...], names: tuple[str, ...], rules: str,
+    *, game_id: int, players: Sequence[int], names: Sequence[str], rules: str,
     result: Result | None, claimed: bool, match_winner: int | None,
-    scores: tuple[int, ...] | None, target: int | None, money: str | None,
+    scores: Sequence[int] | None, target: int | None, money: str | None,
 ) -> str:
-    """The message that tells both players, in the channel, how their game ended.
+    """The message that tells every player, in the channel, how their game ended.
 
     ``scores`` and ``target`` are given only for a match of several games (the word "match"
-    appears only then); ``money`` is a sentence about what the loser owes and the balance.
+    appears only then); ``money`` is a sentence about what the losers owe and the balances.
+    At a table of three or four a claim is a player leaving (rule 26), which the result
+    already names.
     """
-    mentions = f"<@{players[0]}> <@{players[1]}>"
+    mentions = " ".join(f"<@{p}>" for p in players)
     lines = [f"🏁 {mentions} · game #{game_id} ({rules}) is over."]
     if result is not None:
-        if claimed and result.winner is not None:
+        if claimed and result.winner is not None and len(names) == 2:
             winner, loser = names[result.winner], names[1 - result.winner]
             lines.append(f"**{winner}** wins by claim: {loser} didn't move in time "
                          f"({plural(result.score, 'point')}).")
         else:
             lines.append(result_text(result, names))
     if scores is not None:
-        standing = f"{names[0]} {scores[0]} – {scores[1]} {names[1]}"
+        standing = (f"{names[0]} {scores[0]} – {scores[1]} {names[1]}" if len(names) == 2
+                    else ", ".join(f"{n} {v}" for n, v in zip(names, scores, strict=False)))
         if target is not None:
             standing += f" (first to {plural(target, 'point')})"
         if match_winner is not None:

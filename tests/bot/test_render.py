@@ -249,7 +249,9 @@ def test_bench_prints_one_json_line_per_picture(capsys: pytest.CaptureFixture[st
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [line["name"] for line in lines] == ["render_board", "render_hand",
                                                 "render_board_pool",
-                                                "render_hand_pool"]
+                                                "render_hand_pool",
+                                                "render_board_3", "render_hand_3",
+                                                "render_board_4", "render_hand_4"]
     for line in lines:
         assert line["boards"] == 4
         assert 0 < line["median_ms"] <= line["worst_ms"]
@@ -344,3 +346,194 @@ def test_tiny_pictures_make_valid_pngs(size: tuple[int, int]) -> None:
     assert back.getpixel((0, 0)) == (255, 255, 255)
     assert back.getpixel((size[0] - 1, size[1] - 1)) == ((205, 20, 36) if size != (1, 1)
                                                          else (255, 255, 255))
+
+
+# ---------------------------------------------------------------------- tables of three or four
+
+
+@pytest.fixture(scope="module")
+def group_cases() -> list[tuple[View, View, BoardInfo]]:
+    # Seeded games of three and of four, both rule sets, from the deal to the end; a player
+    # leaves in every other game.
+    return positions(24, seed=5, players=3) + positions(24, seed=5, players=4)
+
+
+def test_group_cases_cover_every_stage(group_cases: list[tuple[View, View, BoardInfo]]) -> None:
+    assert {pub.players for pub, _, _ in group_cases} == {3, 4}
+    assert {pub.rules.name for pub, _, _ in group_cases} == {"classic", "kings"}
+    assert any(pub.turn_number == 0 for pub, _, _ in group_cases)
+    assert any(pub.left and pub.result is None for pub, _, _ in group_cases)
+    assert any(pub.left and pub.result is not None for pub, _, _ in group_cases)
+    assert any(pub.result is not None and not pub.left for pub, _, _ in group_cases)
+
+
+def test_group_boards_and_hands_are_small_pngs(
+        group_cases: list[tuple[View, View, BoardInfo]]) -> None:
+    for pub, mine, info in group_cases:
+        n = pub.players
+        assert render.board_size(n)[0] == BOARD_SIZE[0]
+        open_png(render_board(pub, info), render.board_size(n))  # < 300 KB
+        open_png(render_hand(mine, info), render.hand_size(n))
+    assert render.board_size(2) == BOARD_SIZE and render.hand_size(2) == HAND_SIZE
+
+
+def group_game(rules: object, players: int, moves: int, seed: int = 4) -> Game:
+    game, _ = Game.new(rules, seed, players=players)  # type: ignore[arg-type]
+    for _ in range(moves):
+        if game.result is not None:
+            break
+        game.play(game.legal_moves()[0])
+    return game
+
+
+@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("rules", [CLASSIC, KINGS], ids=lambda r: r.name)
+def test_a_group_board_is_the_same_from_every_seat(rules: object, players: int) -> None:
+    # Rule 29: nothing private reaches the board, whoever's view it is drawn from.
+    names = ("Ann", "Bob", "Carol", "Dmitri")[:players]
+    info = BoardInfo(names, last_moves=("Ann passed",))
+    for moves in (0, 30, 90):
+        game = group_game(rules, players, moves)
+        if moves == 90 and game.result is None:
+            game.resign(1)
+        public = render_board(game.public_view(), info)
+        for seat in range(players):
+            assert render_board(game.view(seat), info) == public
+        other = dataclasses.replace(game.view(0), hand=(Card.parse("KS"),), legal_moves=(),
+                                    compulsory=())
+        assert render_board(other, info) == public
+
+
+def test_group_boards_show_who_plays_who_left_and_the_result(
+        drawn: dict[str, list[str]]) -> None:
+    names = ("Ann", "Bob", "Carol", "Dmitri")
+    game = group_game(KINGS, 4, 40)
+    game.resign(2)
+    render_board(game.public_view(), BoardInfo(names))
+    texts = drawn["texts"]
+    assert "TO PLAY" in texts and "LEFT" in texts
+    assert f"▶ {names[game.turn]}" in texts
+    assert {"Ann", "Bob", "Carol", "Dmitri"} <= {t.removeprefix("▶ ") for t in texts}
+    drawn["texts"].clear()
+    game.resign(0)
+    game.resign(1)
+    result = game.public_view().result
+    assert result is not None and result.winner == 3
+    render_board(game.public_view(), BoardInfo(names))
+    texts = drawn["texts"]
+    assert f"WINNER +{result.score}" in texts
+    assert any(t.startswith("Game over: Dmitri wins") and "Carol, Ann and Bob left" in t
+               for t in texts), texts
+    assert all(f"LEFT −{result.margins[s]}" in texts for s in (0, 1, 2))  # their margins
+
+
+def test_three_seats_show_the_order_of_play(drawn: dict[str, list[str]]) -> None:
+    names = ("Ann", "Bob", "Carol")
+    game = group_game(CLASSIC, 3, 20)
+    render_board(game.public_view(), BoardInfo(names))
+    order = [t for t in drawn["texts"] if t.startswith(("▶ ", "2. ", "3. ")) and " left" in t]
+    first = names[game.turn]
+    assert order[0] == f"▶ {first} · {game.public_view().payoff_counts[game.turn]} left"
+    assert [t.split(" · ")[0][3:] for t in order[1:]] == [
+        names[(game.turn + 1) % 3], names[(game.turn + 2) % 3]]
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_no_text_on_a_group_board_is_smaller_than_a_rank(
+        players: int, monkeypatch: pytest.MonkeyPatch,
+        group_cases: list[tuple[View, View, BoardInfo]]) -> None:
+    # Drawn for a phone some 400 px wide: the picture is scaled by 400 / its width, text and
+    # cards alike. Every text must be at least the corner rank of a side-stack card (the rank
+    # a player reads on a fan), and no smaller on the phone than that rank on a two-player
+    # board. (Card faces themselves, and the corners of a fan longer than
+    # _GROUP_FULL_FAN cards squeezed into its panel, are cards, not text.)
+    sizes: list[int] = []
+    real = render._text
+
+    def text(image: Image.Image, xy: tuple[float, float], text: str, size: int,
+             *args: object, **kwargs: object) -> None:
+        sizes.append(size)
+        real(image, xy, text, size, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(render, "_text", text)
+    render._group_base.cache_clear()
+    for pub, _, info in group_cases:
+        if pub.players == players:
+            render_board(pub, info)
+    width = render.board_size(players)[0]
+    rank = render._CORNER_MAX
+    assert min(sizes) >= rank
+    assert min(sizes) * 400 / width >= rank * 400 / BOARD_SIZE[0]
+    # The side stacks keep full-size corners up to this many cards.
+    step = render._fan_step(render._GROUP_FULL_FAN, render._GROUP_FAN_HEIGHT)
+    assert render._corner_for_step(int(step)) == rank
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_no_half_of_a_group_board_is_empty(players: int) -> None:
+    # At the deal, with the fewest cards out: each half of the picture (top, bottom, left,
+    # right) still holds cards and words, not felt alone.
+    game = group_game(KINGS, players, 0)
+    names = ("Ann", "Bob", "Carol", "Dmitri")[:players]
+    board = Image.open(io.BytesIO(render_board(game.public_view(), BoardInfo(names)))
+                       ).convert("RGB")
+    w, h = board.size
+    felt = {render._FELT, render._FELT_DARK}
+    for box in ((0, 0, w, h // 2), (0, h // 2, w, h), (0, 0, w // 2, h), (w // 2, 0, w, h)):
+        part = board.crop(box)
+        colours = part.getcolors(part.width * part.height) or []
+        ink = sum(n for n, c in colours if c not in felt) / (part.width * part.height)
+        assert ink > 0.05, (box, ink)
+
+
+def test_group_hands_show_the_opponents_in_order(drawn: dict[str, list[str]]) -> None:
+    names = ("Ann", "Bob", "Carol", "Dmitri")
+    game = group_game(CLASSIC, 4, 25)
+    game.resign(3) if game.turn != 3 else game.resign(2)
+    seat = game.turn
+    view = game.view(seat)
+    open_png(render_hand(view, BoardInfo(names)), render.hand_size(4))
+    shown = [t.removeprefix("▶ ") for t in drawn["texts"] if t.removeprefix("▶ ") in names]
+    order = [names[o.seat] for o in view.opponents]
+    assert shown[-3:] == order and names[seat] not in shown[-3:]
+    assert "left the game" in drawn["texts"]
+
+
+def test_group_result_lines() -> None:
+    names = ("Ann", "Bob", "Carol", "Dmitri")
+    left = Result(0, 30, EndReason.RESIGNED, (5, 10, 20, 0), (None, 10, 20, 0), (1, 2, 3))
+    assert render.result_line(left, names) == (
+        "Ann wins · 30 points · Bob, Carol and Dmitri left")
+    drawn_game = Result(None, 0, EndReason.STALEMATE, (5, 5, 9), (None, None, None))
+    assert render.result_line(drawn_game, names[:3]) == (
+        "Tie · no points · stalemate, fewest pay-off cards shared")
+
+
+DOC_BOARD = Path(__file__).resolve().parents[2] / "docs" / "board-4-players.png"
+
+
+def four_player_doc_board() -> bytes:
+    """The picture in the README: a kings game of four played by the computer (``normal``) to
+    turn 40, the last moves as the bot writes them."""
+    from bot.pictures.text import describe_events
+    from engine.players import make_player
+
+    names = ("Alice", "Bob", "Carol", "Dmitri")
+    game, _ = Game.new(KINGS, 7, players=4)
+    players = [make_player("normal", seat) for seat in range(4)]
+    lines: list[str] = []
+    while game.turn_number < 40:
+        events = game.play(players[game.turn].choose(game.view(game.turn)))
+        lines += describe_events(names, [e.public() for e in events])
+    info = BoardInfo(names, game_number=2, match_scores=(0, 14, 9, 0), match_target=50,
+                     last_moves=tuple(lines[-12:]))
+    return render_board(game.public_view(), info)
+
+
+def test_the_readme_shows_a_four_player_board_as_drawn_today() -> None:
+    # python -m tests.bot.test_render draws it again.
+    assert DOC_BOARD.read_bytes() == four_player_doc_board()
+
+
+if __name__ == "__main__":
+    DOC_BOARD.write_bytes(four_player_doc_board())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.pictures.text import board_fields, clip, plural, quote
-from engine import CLASSIC, Game
+from engine import CLASSIC, KINGS, Game
 
 
 def test_one_of_a_thing_is_singular() -> None:
@@ -41,3 +41,115 @@ def test_the_board_text_says_what_a_side_stack_joker_stands_for() -> None:
     text = dict(board_fields(view, ("A", "B")))["AB"[seat]]
     line = next(t for t in text.splitlines() if t.startswith(f"S{side + 1}:"))
     assert "🃏(as " in line
+
+
+# ---------------------------------------------------------------------- tables of three or four
+
+NAMES4 = ("Ann", "Bob", "Carol", "Dmitri")
+
+
+def _group_game(rules: object, players: int, moves: int, seed: int = 6) -> Game:
+    game, _ = Game.new(rules, seed, players=players)  # type: ignore[arg-type]
+    for _ in range(moves):
+        if game.result is not None:
+            break
+        game.play(game.legal_moves()[0])
+    return game
+
+
+def test_board_fields_give_every_seat() -> None:
+    for rules in (CLASSIC, KINGS):
+        for players in (3, 4):
+            names = NAMES4[:players]
+            game = _group_game(rules, players, 30)
+            leaver = (game.turn + 1) % players
+            game.resign(leaver)
+            view = game.public_view()
+            fields = board_fields(view, names)
+            headings = [h for h, _ in fields]
+            assert headings[0] == "Centre stacks" and headings[-1] == "Stock"
+            assert len(fields) == players + 2
+            assert f"{names[view.turn]} ▶ on turn" in headings
+            assert f"{names[leaver]} (left the game)" in headings
+            for seat in range(players):
+                body = dict(fields)[headings[1 + seat]]
+                assert f"({view.payoff_counts[seat]} left)" in body
+                assert f"Hand: {plural(view.hand_sizes[seat], 'card')}" in body
+                assert body.count("\nS") == 4
+            # The same words from a player's view: nothing private in them.
+            assert board_fields(game.view(0), names) == fields
+
+
+def test_board_fields_fit_an_embed_with_long_side_stacks() -> None:
+    import dataclasses
+
+    from bot.pictures.text import MAX_FIELD, MAX_FIELDS_TEXT
+    from engine import parse_cards
+
+    view = _group_game(CLASSIC, 4, 10).public_view()
+    pile = tuple(parse_cards("KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S 2S " * 9))  # more than a game holds
+    long = dataclasses.replace(view, sides=tuple((pile,) * 4 for _ in range(4)), side_ranks=())
+    fields = board_fields(long, NAMES4)
+    assert sum(len(h) + len(b) for h, b in fields) <= MAX_FIELDS_TEXT
+    assert all(len(b) <= MAX_FIELD and len(h) <= 256 for h, b in fields)
+    ann = fields[1][1]
+    assert "S1 (108): … " in ann
+    assert ann.split("\n")[2].endswith("3♠ 2♠")  # the top cards are kept
+
+
+def test_a_player_leaving_is_described() -> None:
+    from bot.pictures.text import describe_events
+    from engine import Left
+
+    assert describe_events(NAMES4[:3], [Left(2, 12, 0)]) == [
+        "Carol left the game (12 cards in their pay-off pile)"]
+    assert describe_events(NAMES4[:3], [Left(0, 1, 1)]) == [
+        "Ann left the game (1 card in their pay-off pile)"]
+    # At a table of two the end of the game says it, as it always did.
+    assert describe_events(NAMES4[:2], [Left(0, 12, None)]) == []
+
+
+def test_group_results_name_every_margin_and_the_score() -> None:
+    from bot.pictures.text import result_announcement, result_text
+    from engine import EndReason, Result
+
+    won = Result(1, 35, EndReason.PAYOFF_EMPTIED, (12, 0, 3, 20), (12, None, 3, 20), (0,))
+    assert result_text(won, NAMES4) == (
+        "Bob wins, scoring 35 points (3 + 12 + 20): Bob played the last pay-off card. "
+        "Carol loses by 3, Ann by 12 (left the game), Dmitri by 20.")
+    left = Result(2, 30, EndReason.RESIGNED, (10, 20, 4), (10, 20, None), (0, 1))
+    assert result_text(left, NAMES4[:3]) == (
+        "Carol wins, scoring 30 points (10 + 20): everyone else left the game. "
+        "Ann loses by 10 (left the game), Bob by 20 (left the game).")
+    stalemate = Result(0, 9, EndReason.STALEMATE, (4, 7, 10), (None, 3, 6))
+    assert result_text(stalemate, NAMES4[:3]).startswith(
+        "Ann wins, scoring 9 points (3 + 6) (stalemate: a whole round without a play")
+    drawn = Result(None, 0, EndReason.STALEMATE, (5, 5, 9, 12), (None, None, None, 12), (3,))
+    assert result_text(drawn, NAMES4) == (
+        "Drawn game, no points: stalemate: a whole round without a play, and Ann and Bob share "
+        "the fewest pay-off cards (5). Dmitri (12 cards) left the game and loses nothing to "
+        "anyone.")
+    tie = Result(None, 0, EndReason.STOCK_OUT, (5, 6, 9), (None, None, None))
+    assert result_text(tie, NAMES4[:3]) == "Drawn game, no points: the stock ran out."
+    text = result_announcement(game_id=9, players=(1, 2, 3, 4), names=NAMES4, rules="kings",
+                               result=won, claimed=True, match_winner=1, scores=(12, 51, 3, 20),
+                               target=50, money="x" * 3000)
+    assert text.startswith("🏁 <@1> <@2> <@3> <@4> · game #9 (kings) is over.\nBob wins")
+    assert "Ann 12, Bob 51, Carol 3, Dmitri 20 (first to 50 points)" in text
+    assert len(text) <= 2000
+
+
+def test_group_turn_summary_and_hand_text() -> None:
+    from bot.pictures.text import hand_text, turn_summary
+
+    game = _group_game(KINGS, 3, 0)
+    mover = game.turn
+    while game.turn == mover:
+        game.play(game.legal_moves()[0])
+    summary = turn_summary(game.public_view(), NAMES4[:3])
+    assert NAMES4[mover] in summary
+    assert not any(NAMES4[s] + ":" in summary for s in range(3) if s != mover)
+    other = (game.turn + 1) % 3
+    text = hand_text(game.view(other), NAMES4[:3])
+    assert f"It's {NAMES4[game.turn]}'s turn." in text
+    assert "**Next, in order:** " in text
