@@ -160,6 +160,8 @@ class GameFacts:
     """How the latest finished game of the match ended."""
     view: View
     last_moves: tuple[str, ...]
+    seated: tuple[int, ...] = (0, 1)
+    """Seats still in the match (the others left it, rule 26)."""
 
     @property
     def on_turn(self) -> int:
@@ -722,6 +724,7 @@ class GameService:
             winner=match.winner if match.is_over else None,
             last_result=match.results[-1] if match.results else None,
             view=self.view(live, user_id), last_moves=tuple(live.last_moves),
+            seated=match.seated,
         )
 
     def view(self, live: LiveGame, user_id: int | None) -> View:

@@ -1,0 +1,240 @@
+"""End to end: tables of three or four (issue 18) through the UI of the fake Discord: an open
+table joined with buttons, a challenge of three or four with a computer seat, whole games
+played by interactions, the result message, the ledger and the ratings for every seat.
+
+Players act only through interactions; the tests read the bot's state only to check it (and
+to know whose turn it is, as the players would from the board)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from bot.sandbox.models import FakeMessage
+
+from .conftest import World, select_options
+from .test_bot_play import choose, live_game
+
+
+async def hand(world: World, user: Any) -> FakeMessage:
+    message = await (await world.fake.slash(user, world.channel, "hand")).message()
+    assert message.ephemeral and message.visible_to == user.id, "a hand is never public"
+    return message
+
+
+def assert_hands_private(world: World) -> None:
+    """No public message (board, result, notes) names a hand card that is nowhere public:
+    checked against the latest board of the current position, for every seat."""
+    live = live_game(world)
+    game = live.match.game
+    view = game.public_view()
+    public: set[str] = set()
+    for seat in range(len(live.players)):
+        for pile in view.sides[seat]:
+            public.update(c.display for c in pile)
+        top = view.payoff_tops[seat]
+        if top is not None:
+            public.add(top.display)
+    for stack in view.centre:
+        public.update(c.display for c in stack.cards)
+    said = " ".join(live.last_moves)
+    hidden = {c.display for h in game.hands for c in h} - public
+    boards = world.boards()
+    assert boards
+    text = boards[-1].text()
+    for card in hidden:
+        if card in said:
+            continue  # named in a public line about a move made (another copy of it)
+        assert not re.search(rf"(?<![0-9]){re.escape(card)}", text), (card, text[:300])
+
+
+async def play_whole(world: World, users: dict[int, Any], *, max_moves: int = 4000) -> int:
+    """Everyone plays by interactions (the card menu and target buttons, or /play and /pass)
+    until the match is over; the computer plays its own seat. Returns the moves made."""
+    live = live_game(world)
+    for step in range(max_moves):
+        await world.settle()
+        if live.finished:
+            return step
+        user = users[live.on_turn]
+        message = await hand(world, user)
+        options = select_options(message)
+        has_pass = any(c.endswith(":pass") for c in message.custom_ids())
+        choice = choose(options, has_pass, step)
+        if step % 2 == 0 and choice is not None:
+            token, target = choice
+            src = next(c for c in message.custom_ids() if c.startswith("sm:src:"))
+            await (await world.fake.select(user, message, src, [token])).settled()
+            move = next(c for c in message.custom_ids() if c.endswith(f":{token}>{target}"))
+            await (await world.fake.click(user, message, move)).settled()
+        elif choice is None:
+            reply = await (await world.fake.slash(user, world.channel, "pass")).message()
+            assert reply.ephemeral and "✅" in reply.content, reply.content
+        else:
+            token, target = choice
+            reply = await (await world.fake.slash(user, world.channel, "play", card=token,
+                                                  to=target)).message()
+            assert reply.ephemeral and "✅" in reply.content, reply.content
+        if step % 15 == 0:
+            await world.settle()
+            if not live.finished:
+                assert_hands_private(world)
+    raise AssertionError(f"the match did not end within {max_moves} moves")
+
+
+async def check_result(world: World, rules: str, stake: int, per_card: int) -> None:
+    """The result message names everyone, the winner and each loser's margin; the ledger
+    has one line per human loser with what he owes; every person's rating moved once."""
+    assert world.bot is not None
+    await world.settle()
+    live = live_game(world)
+    match = live.match
+    computer = world.bot.computer_id
+    results = [m for m in world.in_channel() if "🏁" in m.text()]
+    assert len(results) == 1, "the result is announced once, in the channel"
+    text = results[0].content
+    for user in live.players:
+        if user != computer:
+            assert f"<@{user}>" in text, (user, text)
+    winner = match.winner
+    storage = world.bot.storage
+    lines = await storage.game_entries(live.terms.guild_id, live.id)
+    if winner is None:
+        assert "Drawn game" in text or "level" in text, text
+        assert all(line.amount_cents == 0 for line in lines)
+        return
+    assert f"{live.names[winner]} wins" in text, text
+    result = match.results[-1]
+    for seat, margin in result.losers:
+        assert f"{live.names[seat]} {'loses ' if seat == result.losers[0][0] else ''}by " \
+            f"{margin}" in text, (live.names[seat], margin, text)
+    if live.players[winner] == computer:
+        assert lines == []
+        return
+    humans = [s for s, u in enumerate(live.players) if u != computer and s != winner]
+    assert sorted(line.debtor_id for line in lines) == sorted(live.players[s] for s in humans)
+    for line in lines:
+        seat = live.players.index(line.debtor_id)
+        assert line.creditor_id == live.players[winner]
+        assert line.amount_cents == stake + per_card * (match.margins[seat] or 0)
+        assert line.margin == match.margins[seat]
+        if line.amount_cents:
+            debtor = live.names[seat]
+            assert f"{debtor} owes {live.names[winner]} ${line.amount_cents // 100}." \
+                f"{line.amount_cents % 100:02d} for this game" in text, text
+    await world.bot.ledger.update_ratings(live.terms.guild_id)
+    ratings = await storage.ratings(live.terms.guild_id, rules)
+    people = {u for u in live.players if u != computer}
+    assert {u for u, _ in ratings} == people
+    assert all(games == 1 for _, _, games in ratings.values())
+    # /stats counts the game once for the winner, however many lines name him.
+    champion = next(m for m in world.guild.members.values() if m.id == live.players[winner])
+    stats = await (await world.fake.slash(champion, world.channel, "stats")).message()
+    assert "Games 1" in stats.content, stats.content
+    # /history shows the table's size.
+    reply = await (await world.fake.slash(champion, world.channel, "history")).message()
+    line = next(x for x in reply.content.splitlines() if f"#{live.id}" in x)
+    assert f"{len(live.players)} players" in line, line
+
+
+@pytest.mark.parametrize("rules,seats", [("kings", 3), ("classic", 4)])
+async def test_an_open_table_joined_with_buttons_plays_a_whole_game(
+        world: World, no_error_logs, rules: str, seats: int) -> None:
+    fake = world.fake
+    alice, bob = world.alice, world.bob
+    carol = fake.add_member(world.guild, "carol")
+    dave = fake.add_member(world.guild, "dave")
+    erin = fake.add_member(world.guild, "erin")
+    target = {"target": 1} if rules == "kings" else {}
+    inter = await fake.slash(alice, world.channel, "table", rules=rules, seats=seats,
+                             stake="0.50", per_card="0.05", **target)
+    table = await inter.message()
+    assert not table.ephemeral and f"An open table for {seats}" in table.text()
+    ids = {c.rsplit(":", 1)[1]: c for c in table.custom_ids()}
+    assert set(ids) == {"join", "leave", "computer", "start"}
+    # Starting alone, joining twice, a stranger adding the computer: polite, private, nothing.
+    reply = await (await fake.click(alice, table, ids["start"])).settled()
+    assert reply.ephemeral and "at least two" in reply.content
+    reply = await (await fake.click(alice, table, ids["join"])).settled()
+    assert reply.ephemeral and "already have a seat" in reply.content
+    await (await fake.click(bob, table, ids["join"])).settled()
+    assert f"<@{bob.id}>" in table.text()
+    reply = await (await fake.click(bob, table, ids["join"])).settled()
+    assert reply.ephemeral and "already have a seat" in reply.content
+    reply = await (await fake.click(bob, table, ids["computer"])).settled()
+    assert reply.ephemeral and "Only the host" in reply.content
+    reply = await (await fake.click(bob, table, ids["start"])).settled()
+    assert reply.ephemeral and "Only the host" in reply.content
+    # Bob gets up and sits down again (now after Carol).
+    await (await fake.click(bob, table, ids["leave"])).settled()
+    assert f"<@{bob.id}>" not in table.text()
+    await (await fake.click(carol, table, ids["join"])).settled()
+    await (await fake.click(bob, table, ids["join"])).settled()
+    players = [alice, carol, bob, dave][:seats]
+    if seats == 4:
+        await (await fake.click(dave, table, ids["join"])).settled()
+    # Full: it started by itself; one more can't join.
+    await fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
+    assert "game on" in table.content and all(b.get("disabled") for b in table.buttons())
+    # Her client still showed the button (she pressed it as the last seat went).
+    reply = await (await fake.click(erin, table, ids["join"], force=True)).settled()
+    assert reply.ephemeral and ("already started" in reply.content
+                                or "no longer" in reply.content), reply.content
+    live = live_game(world)
+    assert live.players == tuple(p.id for p in players)
+    await play_whole(world, {p.id: p for p in players})
+    await check_result(world, rules, 50, 5)
+
+
+@pytest.mark.parametrize("rules,seats", [("classic", 3), ("kings", 4)])
+async def test_a_challenge_with_a_computer_seat_plays_a_whole_game(
+        world: World, no_error_logs, rules: str, seats: int) -> None:
+    fake = world.fake
+    assert world.bot is not None
+    alice, bob = world.alice, world.bob
+    carol = fake.add_member(world.guild, "carol")
+    me = world.guild.members[world.bot.computer_id]
+    others: dict[str, Any] = {"opponent": bob, "opponent2": me}
+    if seats == 4:
+        others = {"opponent": bob, "opponent2": carol, "opponent3": me}
+    if rules == "kings":
+        others["target"] = 1
+    inter = await fake.slash(alice, world.channel, "challenge", rules=rules, level="easy",
+                             stake="1", per_card="0.10", **others)
+    challenge = await inter.message()
+    assert f"A challenge for {seats}" in challenge.text() and "computer (easy)" in \
+        challenge.text()
+    accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
+    decline = next(c for c in challenge.custom_ids() if c.endswith(":decline"))
+    reply = await (await fake.click(alice, challenge, accept)).settled()
+    assert reply.ephemeral and "already accepted" in reply.content
+    await (await fake.click(bob, challenge, accept)).settled()
+    humans = [alice, bob] + ([carol] if seats == 4 else [])
+    if seats == 4:
+        assert "game on" not in (challenge.content or "")
+        assert "✅" in challenge.text()
+        await (await fake.click(carol, challenge, accept)).settled()
+    await fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
+    assert "game on" in challenge.content
+    reply = await (await fake.click(bob, challenge, decline, force=True)).settled()
+    assert reply.ephemeral
+    live = live_game(world)
+    assert live.players[-1] == world.bot.computer_id and len(live.players) == seats
+    await play_whole(world, {p.id: p for p in humans})
+    await check_result(world, rules, 100, 10)
+
+
+async def test_a_decline_cancels_a_challenge_of_three_and_says_who(world: World,
+                                                                     no_error_logs) -> None:
+    fake = world.fake
+    carol = fake.add_member(world.guild, "carol")
+    challenge = await (await fake.slash(world.alice, world.channel, "challenge",
+                                        opponent=world.bob, opponent2=carol)).message()
+    ids = {c.rsplit(":", 1)[1]: c for c in challenge.custom_ids()}
+    await (await fake.click(world.bob, challenge, ids["accept"])).settled()
+    await (await fake.click(carol, challenge, ids["decline"])).settled()
+    assert f"<@{carol.id}> declined" in challenge.content
+    assert all(b.get("disabled") for b in challenge.buttons())
+    assert world.boards() == []
