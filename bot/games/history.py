@@ -140,7 +140,8 @@ class HistoryService:
         ``UserError`` for anyone not playing in the game or a position that doesn't exist."""
         seat = game.terms.seat_of(user_id)
         if seat is None:
-            raise UserError("Only the two players of this game can see their hands in its "
+            two = "two " if len(game.terms.players) == 2 else ""
+            raise UserError(f"Only the {two}players of this game can see their hands in its "
                             "replay; the board is all anyone else could see.")
         check_index(game, index)
         return seat

@@ -137,6 +137,37 @@ async def check_result(world: World, rules: str, stake: int, per_card: int) -> N
     reply = await (await world.fake.slash(champion, world.channel, "history")).message()
     line = next(x for x in reply.content.splitlines() if f"#{live.id}" in x)
     assert f"{len(live.players)} players" in line, line
+    await check_replay(world, live)
+
+
+async def check_replay(world: World, live: Any) -> None:
+    """/replay of the table: every seat's player sees his own hand at a turn, privately; a
+    stranger is told why not."""
+    assert world.bot is not None
+    people = [m for m in world.guild.members.values()
+              if m.id in live.players and m.id != world.bot.computer_id]
+    for person in people:  # a replay is private: each opens his own
+        replay = await (await world.fake.slash(person, world.channel, "replay", game=live.id,
+                                               turn=2)).message()
+        hand_id = next(c for c in replay.custom_ids() if c.startswith("sm:rph:"))
+        index = int(hand_id.rsplit(":", 1)[1])
+        position = (await world.bot.history.replay(live.id, live.terms.guild_id)
+                    ).replay.positions[index]
+        reply = await (await world.fake.click(person, replay, hand_id)).settled()
+        assert reply.ephemeral and reply.visible_to == person.id
+        view = position.hand(live.players.index(person.id))
+        assert view.hand is not None
+        for card in view.hand:
+            assert f"`{card.display}`" in reply.content, (card, reply.content)
+    stranger = world.fake.add_member(world.guild, f"stranger{live.id}")
+    replay = await (await world.fake.slash(stranger, world.channel, "replay", game=live.id,
+                                           turn=2)).message()
+    assert not replay.ephemeral or replay.visible_to == stranger.id
+    # He is offered no hand button; one forged from a player's id is refused.
+    assert not [c for c in replay.custom_ids() if c.startswith("sm:rph:")]
+    forged = f"sm:rph:v1:{live.id}:1"
+    reply = await (await world.fake.click(stranger, replay, forged, force=True)).settled()
+    assert reply.ephemeral and "Only the players of this game" in reply.content, reply.content
 
 
 @pytest.mark.parametrize("rules,seats", [("kings", 3), ("classic", 4)])
@@ -224,6 +255,15 @@ async def test_a_challenge_with_a_computer_seat_plays_a_whole_game(
     assert live.players[-1] == world.bot.computer_id and len(live.players) == seats
     await play_whole(world, {p.id: p for p in humans})
     await check_result(world, rules, 100, 10)
+    # Rematch: the same table to the same people, the computer seated at once.
+    result = next(m for m in world.in_channel() if "🏁" in m.text())
+    rematch = next(c for c in result.custom_ids() if c.startswith("sm:rematch:"))
+    inter = await fake.click(bob, result, rematch)
+    offer = await inter.message()
+    assert f"A challenge for {seats}" in offer.text(), offer.text()
+    for person in [alice, bob] + ([carol] if seats == 4 else []):
+        assert f"<@{person.id}>" in offer.text()
+    assert "computer (easy)" in offer.text()
 
 
 async def test_a_decline_cancels_a_challenge_of_three_and_says_who(world: World,
