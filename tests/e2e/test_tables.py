@@ -278,3 +278,44 @@ async def test_a_decline_cancels_a_challenge_of_three_and_says_who(world: World,
     assert f"<@{carol.id}> declined" in challenge.content
     assert all(b.get("disabled") for b in challenge.buttons())
     assert world.boards() == []
+
+
+async def test_resigning_at_a_table_leaves_and_the_rest_play_on(world: World,
+                                                                 no_error_logs) -> None:
+    fake = world.fake
+    alice, bob = world.alice, world.bob
+    carol = fake.add_member(world.guild, "carol")
+    challenge = await (await fake.slash(alice, world.channel, "challenge", opponent=bob,
+                                        opponent2=carol, rules="classic", stake="0.20",
+                                        per_card="0.01")).message()
+    accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
+    await (await fake.click(bob, challenge, accept)).settled()
+    await (await fake.click(carol, challenge, accept)).settled()
+    await fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
+    live = live_game(world)
+    confirm = await (await fake.slash(bob, world.channel, "resign")).message()
+    assert confirm.ephemeral and "the others play on" in confirm.content
+    await (await fake.click(bob, confirm, f"sm:rs:v1:{live.id}")).settled()
+    await world.settle()
+    assert not live.finished and live.match.left == [1] and bob.id != live.on_turn
+    # He can't leave twice; the game goes on among Alice and Carol.
+    reply = await (await fake.slash(bob, world.channel, "resign")).message()
+    confirm = reply
+    if any(c.startswith("sm:rs:") for c in confirm.custom_ids()):
+        reply = await (await fake.click(bob, confirm, f"sm:rs:v1:{live.id}")).settled()
+    assert reply.ephemeral and "already left" in reply.content
+    games = await (await fake.slash(alice, world.channel, "games")).message()
+    assert "bob, carol" in games.content
+    confirm = await (await fake.slash(carol, world.channel, "resign")).message()
+    await (await fake.click(carol, confirm, f"sm:rs:v1:{live.id}")).settled()
+    await world.settle()
+    assert live.finished and live.match.winner == 0
+    assert world.bot is not None
+    lines = await world.bot.storage.game_entries(live.terms.guild_id, live.id)
+    margins = live.match.margins
+    assert [(x.debtor_id, x.amount_cents) for x in lines] == [
+        (bob.id, 20 + (margins[1] or 0)), (carol.id, 20 + (margins[2] or 0))]
+    result = next(m for m in world.in_channel() if "🏁" in m.text())
+    for person in (alice, bob, carol):
+        assert f"<@{person.id}>" in result.content
+    assert "(left the game)" in result.content

@@ -70,6 +70,14 @@ RULE_NAMES = ("kings", "classic")
 RULE_CHOICES = [Choice(name="kings (Kings wild, to 50 points)", value="kings"),
                 Choice(name="classic (card-book rules with jokers)", value="classic")]
 
+TABLE_HELP = (
+    "\n**Tables of three or four**\n"
+    "`/challenge opponent opponent2 opponent3` invite two or three people (me among them for a "
+    "computer seat); each accepts · `/table seats` an open table anyone may **Join**; the host "
+    "may **Add computer** and **Start** · `/resign` at a table: you leave, the others play on"
+)
+"""/help's lines on tables (the words of HELP_TEXT stay the pictures-and-words module's)."""
+
 PASS_TOKEN = "pass"
 """The value of the autocomplete hint offered when only passing is possible."""
 
@@ -546,10 +554,15 @@ class GamesCog(commands.Cog):
             raise UserError("This game is over.")
         view = Controls()
         view.add_item(ResignButton(live.id))
-        other = live.names[1 - self.service.seat(live, interaction.user.id)]
-        await answer(interaction, private=True,
-                     content=f"Really give up your game against {other}? This can't be undone.",
-                     view=view)
+        seat = self.service.seat(live, interaction.user.id)
+        if len(live.names) == 2:
+            content = (f"Really give up your game against {live.names[1 - seat]}? This can't "
+                       "be undone.")
+        else:
+            others = ", ".join(n for s, n in enumerate(live.names) if s != seat)
+            content = (f"Really leave your game with {others}? You lose with the cards left "
+                       "in your pay-off pile, and the others play on. This can't be undone.")
+        await answer(interaction, private=True, content=content, view=view)
 
     @app_commands.command(name="board", description="Post the board of your game again.")
     @app_commands.describe(game="Which game (if several)")
@@ -580,7 +593,8 @@ class GamesCog(commands.Cog):
                      f"{live.board_message_id}" if live.board_message_id
                      else f"<#{live.board_channel_id}>")
             rules = self.service.facts(live).rules.name
-            lines.append(f"**#{live.id}** {rules} vs {live.names[1 - seat]} · "
+            others = ", ".join(n for s, n in enumerate(live.names) if s != seat)
+            lines.append(f"**#{live.id}** {rules} vs {others} · "
                          f"{turn} · {where}")
         await answer(interaction, private=True, content="\n".join(lines))
 
@@ -600,7 +614,7 @@ class GamesCog(commands.Cog):
 
     @app_commands.command(name="help", description="The commands in one screen.")
     async def help(self, interaction: Interaction) -> None:
-        await interaction.response.send_message(HELP_TEXT, ephemeral=True)
+        await interaction.response.send_message(HELP_TEXT + TABLE_HELP, ephemeral=True)
 
     @app_commands.command(name="settings", description="This server's settings (Manage Server "
                                                        "may change them).")
