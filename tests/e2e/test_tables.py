@@ -319,3 +319,57 @@ async def test_resigning_at_a_table_leaves_and_the_rest_play_on(world: World,
     for person in (alice, bob, carol):
         assert f"<@{person.id}>" in result.content
     assert "(left the game)" in result.content
+
+
+async def test_reminders_and_claims_at_a_table(world: World, no_error_logs) -> None:
+    """The reminder pings the player on turn only; after the claim time any other player
+    still in the game may claim: the idle one leaves and the game goes on."""
+    fake = world.fake
+    assert world.bot is not None
+    alice, bob = world.alice, world.bob
+    carol = fake.add_member(world.guild, "carol")
+    challenge = await (await fake.slash(alice, world.channel, "challenge", opponent=bob,
+                                        opponent2=carol, rules="kings")).message()
+    accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
+    await (await fake.click(bob, challenge, accept)).settled()
+    await (await fake.click(carol, challenge, accept)).settled()
+    await fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
+    await world.settle()
+    live = live_game(world)
+    idle = live.on_turn
+    people = {p.id: p for p in (alice, bob, carol)}
+    others = [u for u in people if u != idle]
+    world.clock.now += 13 * 3600
+    await world.bot.tick()
+    reminders = [m for m in world.public() if "⏰" in m.text()]
+    assert len(reminders) == 1 and f"<@{idle}>" in reminders[0].content
+    assert not any(f"<@{u}>" in reminders[0].content for u in others)
+    world.clock.now += 60 * 3600
+    await world.bot.tick()
+    notices = [m for m in world.public() if any(c.startswith("sm:claim:")
+                                                for c in m.custom_ids())]
+    assert len(notices) == 1 and all(f"<@{u}>" in notices[0].content for u in others)
+    claim = next(c for c in notices[0].custom_ids() if c.startswith("sm:claim:"))
+    reply = await (await fake.click(people[idle], notices[0], claim)).settled()
+    assert reply.ephemeral and "your own turn" in reply.content
+    reply = await (await fake.click(people[others[0]], notices[0], claim)).settled()
+    assert reply.ephemeral and "has left the game" in reply.content, reply.content
+    await world.settle()
+    assert not live.finished and live.match.left == [live.players.index(idle)]
+    assert live.on_turn in others
+
+
+async def test_an_open_table_expires_like_a_challenge(world: World, no_error_logs) -> None:
+    fake = world.fake
+    assert world.bot is not None
+    table = await (await fake.slash(world.alice, world.channel, "table", seats=3)).message()
+    join = next(c for c in table.custom_ids() if c.endswith(":join"))
+    await (await fake.click(world.bob, table, join)).settled()
+    world.clock.now += 901
+    await world.bot.tick()
+    assert all(b.get("disabled") for b in table.buttons())
+    assert "expired" in table.text().lower()
+    carol = fake.add_member(world.guild, "carol")
+    reply = await (await fake.click(carol, table, join, force=True)).settled()
+    assert reply.ephemeral and "no longer open" in reply.content, reply.content
+    assert world.boards() == []
