@@ -207,9 +207,12 @@ class BoardPublisher:
         view = facts.view
         names = facts.names
         title = f"Spite & Malice · {facts.rules.name}"
-        if facts.target is not None:
+        if facts.target is not None and len(names) == 2:
             title += f" · game {facts.game_number} · {names[0]} {facts.scores[0]} – " \
                      f"{facts.scores[1]} {names[1]} (to {facts.target})"
+        elif facts.target is not None:
+            scores = ", ".join(f"{n} {v}" for n, v in zip(names, facts.scores, strict=True))
+            title += f" · game {facts.game_number} · {scores} (to {facts.target})"
         if facts.finished:
             winner = facts.winner
             status = ("🏆 " + (f"{names[winner]} wins the match!" if winner is not None

@@ -30,7 +30,13 @@ from bot.ops.backup import DailyBackups
 from bot.ops.config import Config
 from bot.ops.dblock import hold_database
 from bot.pictures.drawing import pictures
-from bot.pictures.text import EXPIRED, RESTARTING, quote, result_announcement, result_text
+from bot.pictures.text import (
+    EXPIRED,
+    RESTARTING,
+    quote,
+    result_announcement,
+    result_text,
+)
 from bot.shards import ShardSet
 from bot.storage import ShardInUse, Storage, StorageError
 
@@ -48,6 +54,7 @@ from .ui import (
     failure_reply,
     reply_error,
     result_controls,
+    table_controls,
 )
 
 if TYPE_CHECKING:
@@ -376,7 +383,7 @@ class SpiteBot(Host):
                         allowed_mentions=discord.AllowedMentions.none())
             return None
         rules = self.service.facts(live).rules.name
-        name = f"{live.names[0]} vs {live.names[1]} · {rules}"[:100]
+        name = f"{' vs '.join(live.names)} · {rules}"[:100]
         try:
             # Bounded: discord.py tries a 5xx five times over 25 s, and the game waits.
             thread = await asyncio.wait_for(
@@ -404,15 +411,16 @@ class SpiteBot(Host):
             if outcome.new_game:
                 number = self.service.facts(live).game_number
                 note = (note or "") + f" Game {number} is dealt."
-            entry = outcome.entry
-            if entry is not None and entry.amount_cents > 0:
-                note = (note or "") + (f" <@{entry.debtor_id}> owes <@{entry.creditor_id}> "
-                                       f"{format_amount(entry.amount_cents, live.terms.currency)}.")
+            for entry in outcome.entries:
+                if entry.amount_cents > 0:
+                    note = (note or "") + (
+                        f" <@{entry.debtor_id}> owes <@{entry.creditor_id}> "
+                        f"{format_amount(entry.amount_cents, live.terms.currency)}.")
         self.boards.request(live.id, note)
         self._maybe_computer(live)
         if outcome.match_over:
             self._background(self.announce_result(live.id), f"result-{live.id}")
-            if not live.terms.vs_computer:
+            if outcome.entries:
                 self._background(self.ledger.update_ratings(live.terms.guild_id),
                                  f"ratings-{live.id}")
 
@@ -437,7 +445,9 @@ class SpiteBot(Host):
             return
         facts = self.service.facts(live)
         money = None
-        if not live.terms.vs_computer and (live.terms.stake_cents or live.terms.per_card_cents):
+        if len(live.players) > 2:
+            money = await self._table_lines(live)
+        elif not live.terms.vs_computer and (live.terms.stake_cents or live.terms.per_card_cents):
             money = await self._money_line(live)
         text = result_announcement(
             game_id=live.id, players=live.players, names=live.names, rules=facts.rules.name,
@@ -477,6 +487,30 @@ class SpiteBot(Host):
             parts.append(f"Between them, {names[debtor]} owes {names[creditor]} "
                          f"{format_amount(abs(owed), live.terms.currency)} in all.")
         return " ".join(parts)
+
+    async def _table_lines(self, live: LiveGame) -> str | None:
+        """The money of a table of three or four (the result's words name every seat and
+        margin): what each loser owes the winner and the balance of each such pair."""
+        guild, cur = live.terms.guild_id, live.terms.currency
+        if not (live.terms.stake_cents or live.terms.per_card_cents):
+            return None
+        winner = self.service.facts(live).winner
+        if winner is not None and live.players[winner] == self.computer_id:
+            return "💸 The computer won: it plays for nothing, so nobody owes anything."
+        entries = await self.storage.game_entries(guild, live.id)
+        if not any(entry.amount_cents for entry in entries):
+            return "💸 Nobody owes anything for this game."
+        names = dict(zip(live.players, live.names, strict=True))
+        lines = []
+        for entry in entries:
+            debtor, creditor = names[entry.debtor_id], names[entry.creditor_id]
+            owed = await self.storage.pair_balance(guild, entry.debtor_id, entry.creditor_id)
+            balance = ("they're square" if owed == 0 else
+                       f"{debtor} owes {creditor} {format_amount(owed, cur)} in all" if owed > 0
+                       else f"{creditor} owes {debtor} {format_amount(-owed, cur)} in all")
+            lines.append(f"💸 {debtor} owes {creditor} {format_amount(entry.amount_cents, cur)} "
+                         f"for this game (margin {entry.margin}); between them, {balance}.")
+        return "\n".join(lines)
 
     async def announce_results(self) -> None:
         """Announce every finished game's result not announced yet (one at a time each)."""
@@ -616,7 +650,8 @@ class SpiteBot(Host):
                 channel = self.get_partial_messageable(row.channel_id)
                 await channel.get_partial_message(row.message_id).edit(
                     content=EXPIRED, embed=None,
-                    view=challenge_controls(row.id, disabled=True),
+                    view=(table_controls(row.id, disabled=True) if row.kind == "table"
+                          else challenge_controls(row.id, disabled=True)),
                 )
         now = self.service.clock()
         for live in await self.service.active_games():
@@ -642,21 +677,28 @@ class SpiteBot(Host):
         # A game keeps the reminder and claim times it started with.
         waited = now - live.turn_started_at
         channel = self.get_partial_messageable(live.board_channel_id)
-        opponent = live.players[1 - live.turn_seat]
         turn = int(live.turn_started_at)
-        if (waited >= live.terms.claim_s and not live.terms.vs_computer
+        # Any other player still in the game may claim (rule 26); the computer never does.
+        seated = self.service.facts(live).seated
+        claimers = [live.players[s] for s in seated
+                    if s != live.turn_seat and live.players[s] != self.computer_id]
+        if (waited >= live.terms.claim_s and claimers
                 and live.claim_offered_at is None):
             view = Controls()
             view.add_item(ClaimButton(live.id))
+            what = "the game" if len(live.players) == 2 else \
+                "the game from them (they leave it; it goes on among the rest of you)"
             await asyncio.wait_for(channel.send(
-                f"<@{opponent}>: <@{live.on_turn}> hasn't moved for {waited / 3600:.0f} "
-                "hours. You may claim the game.", view=view, nonce=f"c{live.id}:{turn}"[:25],
+                f"{' '.join(f'<@{u}>' for u in claimers)}: <@{live.on_turn}> hasn't moved for "
+                f"{waited / 3600:.0f} hours. You may claim {what}.", view=view,
+                nonce=f"c{live.id}:{turn}"[:25],
                 allowed_mentions=discord.AllowedMentions(users=True)), retry.REST_TIMEOUT)
             await self.service.set_claim_offered(live)
         elif waited >= live.terms.reminder_s and live.reminded_at is None:
+            others = [live.names[s] for s in seated if s != live.turn_seat]
             await asyncio.wait_for(channel.send(
                 f"⏰ <@{live.on_turn}>, it's your turn against "
-                f"{live.names[1 - live.turn_seat]} (game #{live.id}).",
+                f"{', '.join(others)} (game #{live.id}).",
                 nonce=f"m{live.id}:{turn}"[:25],
                 allowed_mentions=discord.AllowedMentions(users=True)), retry.REST_TIMEOUT)
             await self.service.set_reminded(live)

@@ -43,6 +43,14 @@ class ChallengeHandler(Protocol):
     async def on_rematch(self, interaction: Interaction, game_id: int) -> None:
         """A player of a finished game offers the same terms again."""
 
+    async def on_table_button(self, interaction: Interaction, table_id: int, action: str
+                              ) -> None:
+        """Join, leave, add the computer (its menu) or start an open table."""
+
+    async def on_table_level(self, interaction: Interaction, table_id: int, level: str
+                             ) -> None:
+        """The host chose the computer's level: it takes a seat."""
+
 
 class Host(commands.Bot):
     """The bot, as seen by the pieces it hosts (``SpiteBot`` is the one)."""

@@ -9,7 +9,9 @@ every item here guards its own callback (``Guarded``). Templates (each ``custom_
 most 100 characters; ``v1`` is the id's version, absent from the ids posted before ids had one,
 which still work: see ``custom_ids``):
 
-- ``sm:ch:v1:<challenge>:<accept|decline|cancel>`` on a challenge;
+- ``sm:ch:v1:<challenge>:<accept|decline|cancel>`` on a challenge (of two, three or four);
+- ``sm:tbl:v1:<table>:<join|leave|computer|start>`` on an open table, and
+  ``sm:tlv:v1:<table>`` the host's private menu of the computer's levels;
 - ``sm:hand:v1:<game>`` "Show my hand" on a board;
 - ``sm:src:v1:<game>:<moves>`` the card menu in a private hand;
 - ``sm:mv:v1:<game>:<moves>:<move>`` a target button or Pass in a private hand;
@@ -79,6 +81,8 @@ __all__ = [
     "ResignButton",
     "ShowHandButton",
     "SourceSelect",
+    "TableButton",
+    "TableLevelSelect",
     "answer",
     "answer_unclaimed",
     "board_controls",
@@ -87,6 +91,7 @@ __all__ = [
     "hand_payload",
     "reply_error",
     "result_controls",
+    "table_controls",
     "think",
 ]
 
@@ -254,6 +259,88 @@ def challenge_controls(challenge_id: int, *, disabled: bool = False) -> Controls
     return view
 
 
+class TableButton(
+    Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=ids.template("tbl", ids.number("id"), "(?P<action>join|leave|computer|start)",
+                          instead="/table"),
+):
+    """Join or Leave an open table (anyone), Add computer or Start (its host)."""
+
+    STYLES = {
+        "join": ("Join", discord.ButtonStyle.success),
+        "leave": ("Leave", discord.ButtonStyle.secondary),
+        "computer": ("Add computer", discord.ButtonStyle.secondary),
+        "start": ("Start", discord.ButtonStyle.primary),
+    }
+
+    def __init__(self, table_id: int, action: str, *, disabled: bool = False) -> None:
+        label, style = self.STYLES[action]
+        super().__init__(discord.ui.Button(
+            label=label, style=style, custom_id=ids.make("tbl", table_id, action),
+            disabled=disabled,
+        ))
+        self.challenge_id = table_id
+        self.action = action
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[discord.Client], item: discord.ui.Item[Any],
+        match: re.Match[str],
+    ) -> TableButton:
+        return cls(int(match["id"]), match["action"])
+
+    async def act(self, interaction: Interaction) -> None:
+        cog = interaction.client.games_cog
+        await cog.on_table_button(interaction, self.challenge_id, self.action)
+
+
+class TableLevelSelect(
+    Guarded, discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=ids.template("tlv", ids.number("id"), instead="/table"),
+):
+    """The host's private menu: the computer's level, and it takes a seat."""
+
+    LEVELS = (("easy", "Easy: one sensible card at a time"),
+              ("normal", "Normal: plans each whole turn"),
+              ("hard", "Hard: plans and guesses hidden cards"))
+
+    def __init__(self, table_id: int, select: discord.ui.Select[Any]) -> None:
+        super().__init__(select)
+        self.challenge_id = table_id
+
+    @classmethod
+    def build(cls, table_id: int) -> TableLevelSelect:
+        """The menu for ``table_id``."""
+        return cls(table_id, discord.ui.Select(
+            custom_id=ids.make("tlv", table_id), placeholder="The computer's level…",
+            options=[discord.SelectOption(label=label, value=value)
+                     for value, label in cls.LEVELS], min_values=1, max_values=1))
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[discord.Client], item: discord.ui.Item[Any],
+        match: re.Match[str],
+    ) -> TableLevelSelect:
+        if not isinstance(item, discord.ui.Select):
+            item = discord.ui.Select(custom_id=match.string)  # a forged click
+        return cls(int(match["id"]), item)
+
+    async def act(self, interaction: Interaction) -> None:
+        values = self.item.values
+        if not values:
+            raise UserError("Choose a level from the menu.")
+        await interaction.client.games_cog.on_table_level(interaction, self.challenge_id,
+                                                          values[0])
+
+
+def table_controls(table_id: int, *, disabled: bool = False) -> Controls:
+    """The Join / Leave / Add computer / Start row of an open table."""
+    view = Controls()
+    for action in ("join", "leave", "computer", "start"):
+        view.add_item(TableButton(table_id, action, disabled=disabled))
+    return view
+
+
 # ---------------------------------------------------------------------- the board
 
 
@@ -306,8 +393,13 @@ class ClaimButton(
 
     async def act(self, interaction: Interaction) -> None:
         await think(interaction, private=True)
-        await interaction.client.service.claim(self.game_id, interaction.user.id)
-        await answer(interaction, private=True, content="You claimed the game.")
+        outcome = await interaction.client.service.claim(self.game_id, interaction.user.id)
+        if outcome.match_over or len(outcome.game.players) == 2:
+            text = "You claimed the game."
+        else:
+            text = (f"You claimed: {outcome.game.names[outcome.seat]} has left the game, "
+                    "which goes on among the rest of you.")
+        await answer(interaction, private=True, content=text)
 
 
 class RematchButton(
@@ -467,7 +559,7 @@ class ResignButton(
 
 
 DYNAMIC_ITEMS = (ChallengeButton, ShowHandButton, ClaimButton, SourceSelect, MoveButton,
-                 BackButton, ResignButton, RematchButton)
+                 BackButton, ResignButton, RematchButton, TableButton, TableLevelSelect)
 
 
 def _done_note(outcome: MoveOutcome) -> str:

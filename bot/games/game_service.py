@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.failures import FailureLog
-from bot.money.stakes import game_entry
+from bot.money.stakes import game_entries
 from bot.pictures.text import DB_DOWN, describe_events, describe_history
 from bot.shards import ShardSet
 from bot.storage import (
@@ -106,12 +106,12 @@ class LiveGame:
     move log)."""
 
     @property
-    def players(self) -> tuple[int, int]:
+    def players(self) -> tuple[int, ...]:
         """The players' user ids, by seat."""
         return self.terms.players
 
     @property
-    def names(self) -> tuple[str, str]:
+    def names(self) -> tuple[str, ...]:
         """The players' names, by seat."""
         return self.terms.names
 
@@ -145,14 +145,14 @@ class GameFacts:
     id: int
     version: int
     board_key: int
-    names: tuple[str, str]
-    players: tuple[int, int]
+    names: tuple[str, ...]
+    players: tuple[int, ...]
     vs_computer: bool
     finished: bool
     rules: RuleSet
     game_number: int
     """Games dealt so far in the match (the current one included)."""
-    scores: tuple[int, int]
+    scores: tuple[int, ...]
     target: int | None
     winner: int | None
     """The match winner's seat once it is over (``None``: not over, or level)."""
@@ -160,6 +160,8 @@ class GameFacts:
     """How the latest finished game of the match ended."""
     view: View
     last_moves: tuple[str, ...]
+    seated: tuple[int, ...] = (0, 1)
+    """Seats still in the match (the others left it, rule 26)."""
 
     @property
     def on_turn(self) -> int:
@@ -181,8 +183,13 @@ class MoveOutcome:
     messages: list[str] = field(default_factory=list)
     finished_result: Result | None = None
     """How the game that just ended ended (when ``game_over``)."""
-    entry: GameEntry | None = None
-    """The ledger line written with the move (when the match is over)."""
+    entries: tuple[GameEntry, ...] = ()
+    """The ledger lines written with the move (when the match is over): one per loser."""
+
+    @property
+    def entry(self) -> GameEntry | None:
+        """The first ledger line (the only one at a table of two)."""
+        return self.entries[0] if self.entries else None
 
 
 Listener = Callable[[MoveOutcome], Awaitable[None]]
@@ -314,9 +321,15 @@ class GameService:
         return self._challenge_locks.setdefault(challenge_id, asyncio.Lock())
 
     async def accept(self, challenge_id: int, user_id: int) -> tuple[ChallengeRow, LiveGame]:
-        """The challenged player accepts: the game starts."""
+        """The challenged player accepts: the game starts. (Of a challenge of three or four,
+        see ``accept_seat``: this raises unless his yes was the last one missing.)"""
         async with self._challenge_lock(challenge_id):
             row = await self._open_challenge(challenge_id)
+            if row.group:
+                row, live = await self._accept_seat(row, user_id)
+                if live is None:
+                    raise UserError("You accepted: the game starts when everyone has.")
+                return row, live
             if user_id != row.opponent_id:
                 raise UserError("Only the challenged player can accept this challenge.")
             try:
@@ -349,6 +362,13 @@ class GameService:
         async with self._challenge_lock(challenge_id):
             row = await self._open_challenge(challenge_id)
             allowed = row.opponent_id if status == "declined" else row.challenger_id
+            if row.group and status == "declined":
+                # Anyone invited may decline (even after accepting): the challenge is off.
+                seat = row.seat_of(user_id)
+                allowed = user_id if seat is not None and user_id != row.challenger_id \
+                    and row.kind == "challenge" else -1
+                if allowed == -1:
+                    raise UserError("Only a player invited to this challenge can decline it.")
             if user_id != allowed:
                 who = "challenged player" if status == "declined" else "challenger"
                 verb = "decline" if status == "declined" else "cancel"
@@ -365,6 +385,199 @@ class GameService:
             await self.storage.settle_challenge(challenge_id, "expired")
             raise ChallengeExpired("This challenge has expired. Challenge again if you like.")
         return row
+
+    # ------------------------------------------------------------------ tables of three or four
+
+    async def challenge_group(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        host: tuple[int, str],
+        invited: list[tuple[int, str, bool]],
+        rules_name: str | None,
+        stakes: tuple[int, int] = (0, 0),
+        target: int | None = None,
+        level: str = "normal",
+        rules: RuleSet | None = None,
+    ) -> ChallengeRow | LiveGame:
+        """Challenge two or three people at once (``invited``: (user, name, is a bot)); each
+        must accept. The computer among them takes its seat at once (at ``level``). With one
+        person invited this is ``challenge``."""
+        if len(invited) == 1:
+            user, name, is_bot = invited[0]
+            return await self.challenge(
+                guild_id=guild_id, channel_id=channel_id, challenger_id=host[0],
+                opponent_id=user, opponent_is_bot=is_bot, rules_name=rules_name,
+                names=(host[1], name), stakes=stakes, target=target, level=level)
+        users = [host[0]] + [user for user, _, _ in invited]
+        if len(set(users)) != len(users):
+            raise UserError("Name each player once (and not yourself): a table seats each "
+                            "person once.")
+        for user, _, is_bot in invited:
+            if is_bot and user != self.computer_id:
+                raise UserError("Other bots can't play. Challenge people, or me for a "
+                                "computer seat.")
+        if not 2 <= len(invited) <= 3:
+            raise UserError("A table seats two to four players.")
+        if level not in COMPUTER_LEVELS:
+            raise UserError(f"Unknown level {level!r}: choose easy, normal or hard.")
+        settings = await self.storage.get_settings(guild_id)
+        if rules is None:  # a rematch keeps its game's rules
+            rules = self._rules_with_target(settings, rules_name, target)
+        if await self.storage.open_among(channel_id, users):
+            raise UserError("You already have a challenge or a game going with exactly these "
+                            "players in this channel.")
+        return await self.storage.create_group(
+            kind="challenge", guild_id=guild_id, channel_id=channel_id, seats=len(users),
+            host=host, invited=[(user, "Computer" if user == self.computer_id else name,
+                                 user == self.computer_id) for user, name, _ in invited],
+            rules=rules.to_dict(), expires_at=self.clock() + settings.challenge_expiry_s,
+            stake_cents=stakes[0], per_card_cents=stakes[1], currency=settings.currency,
+            computer_level=level)
+
+    def _rules_with_target(self, settings: GuildSettings, rules_name: str | None,
+                           target: int | None) -> RuleSet:
+        rules = self.rules_for(settings, rules_name)
+        if target is not None:
+            if not 1 <= target <= 1000:
+                raise UserError("A match target must be between 1 and 1000 points.")
+            rules = rules.with_options(match_target=target)
+        return rules
+
+    async def open_table(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        host: tuple[int, str],
+        seats: int,
+        rules_name: str | None,
+        stakes: tuple[int, int] = (0, 0),
+        target: int | None = None,
+    ) -> ChallengeRow:
+        """An open table of ``seats`` (2 to 4) anyone may join; the host sits first."""
+        if not 2 <= seats <= 4:
+            raise UserError("A table seats two to four players.")
+        settings = await self.storage.get_settings(guild_id)
+        rules = self._rules_with_target(settings, rules_name, target)
+        return await self.storage.create_group(
+            kind="table", guild_id=guild_id, channel_id=channel_id, seats=seats, host=host,
+            rules=rules.to_dict(), expires_at=self.clock() + settings.challenge_expiry_s,
+            stake_cents=stakes[0], per_card_cents=stakes[1], currency=settings.currency)
+
+    async def accept_seat(self, challenge_id: int, user_id: int
+                          ) -> tuple[ChallengeRow, LiveGame | None]:
+        """An invited player accepts a challenge of three or four; the game starts (and is
+        returned) when the last one has."""
+        async with self._challenge_lock(challenge_id):
+            row = await self._open_challenge(challenge_id)
+            if not row.group:
+                raise UserError("This challenge is for two: use its Accept button.")
+            return await self._accept_seat(row, user_id)
+
+    async def _accept_seat(self, row: ChallengeRow, user_id: int
+                           ) -> tuple[ChallengeRow, LiveGame | None]:
+        if row.kind == "table":
+            raise UserError("This is an open table: press Join to sit down.")
+        seat = row.seat_of(user_id)
+        if seat is None:
+            raise UserError("Only the players invited to this challenge can accept it.")
+        if seat.accepted:
+            raise UserError("You have already accepted: the game starts when everyone has.")
+        await self.storage.accept_seat(row.id, user_id)
+        row = await self.get_challenge(row.id)
+        if all(s.accepted for s in row.seated):
+            return await self._start_group(row)
+        return row, None
+
+    async def join_table(self, challenge_id: int, user_id: int, name: str
+                         ) -> tuple[ChallengeRow, LiveGame | None]:
+        """Sit down at an open table; the game starts (and is returned) when it is full. A
+        second join, a full table or one that has started is a polite ``UserError`` and
+        changes nothing."""
+        async with self._challenge_lock(challenge_id):
+            row = await self._open_table(challenge_id)
+            return await self._join(row, user_id, name)
+
+    async def _join(self, row: ChallengeRow, user_id: int, name: str, level: str | None = None
+                    ) -> tuple[ChallengeRow, LiveGame | None]:
+        said = await self.storage.join_table(row.id, user_id, name, level=level)
+        if said == "seated":
+            raise UserError("The computer already has a seat at this table."
+                            if user_id == self.computer_id else
+                            "You already have a seat at this table.")
+        if said == "full":
+            raise UserError("Sorry, this table is full. Post one of your own with `/table`.")
+        if said != "joined":
+            raise UserError("This table is no longer open.")
+        row = await self.get_challenge(row.id)
+        if len(row.seated) >= row.seats:
+            return await self._start_group(row)
+        return row, None
+
+    async def add_computer(self, challenge_id: int, user_id: int, level: str
+                           ) -> tuple[ChallengeRow, LiveGame | None]:
+        """The host gives the computer (at ``level``) a seat at his open table."""
+        if level not in COMPUTER_LEVELS:
+            raise UserError(f"Unknown level {level!r}: choose easy, normal or hard.")
+        async with self._challenge_lock(challenge_id):
+            row = await self._open_table(challenge_id)
+            if user_id != row.challenger_id:
+                raise UserError("Only the host of the table can add the computer.")
+            return await self._join(row, self.computer_id, "Computer", level=level)
+
+    async def leave_table(self, challenge_id: int, user_id: int) -> ChallengeRow:
+        """Get up from an open table; the host leaving closes it (cancelled)."""
+        async with self._challenge_lock(challenge_id):
+            row = await self._open_table(challenge_id)
+            if user_id == row.challenger_id:
+                if not await self.storage.settle_challenge(challenge_id, "cancelled"):
+                    raise UserError("This table is no longer open.")
+            elif not await self.storage.leave_table(challenge_id, user_id):
+                raise UserError("You don't have a seat at this table.")
+            return await self.get_challenge(challenge_id)
+
+    async def start_table(self, challenge_id: int, user_id: int
+                          ) -> tuple[ChallengeRow, LiveGame]:
+        """The host starts his open table with those seated (at least two)."""
+        async with self._challenge_lock(challenge_id):
+            row = await self._open_table(challenge_id)
+            if user_id != row.challenger_id:
+                raise UserError("Only the host of the table can start it.")
+            if len(row.seated) < 2:
+                raise UserError("Nobody has joined yet: a game needs at least two players.")
+            row, live = await self._start_group(row)
+            assert live is not None
+            return row, live
+
+    async def _open_table(self, challenge_id: int) -> ChallengeRow:
+        row = await self.get_challenge(challenge_id)
+        if row.kind != "table":
+            raise UserError("That is not an open table.")
+        if row.status == "accepted":
+            raise UserError("This table has already started.")
+        return await self._open_challenge(challenge_id)
+
+    async def _start_group(self, row: ChallengeRow) -> tuple[ChallengeRow, LiveGame | None]:
+        """Deal the game of a challenge of three or four or of a table, seats in the order
+        taken (rule 24)."""
+        try:
+            rules = RuleSet.from_dict(row.rules)
+        except ValueError:
+            raise UserError("This challenge's terms are damaged; please challenge again.") \
+                from None
+        players = tuple(s.user_id for s in row.seated)
+        names = tuple(s.name for s in row.seated)
+        match, _ = Match.new(rules, self.new_seed(), players=len(players))
+        game_id = await self.storage.accept_challenge(
+            row.id, players=players, names=names, rules=rules.to_dict(),
+            state=match.to_dict(), vs_computer=self.computer_id in players)
+        if game_id is None:
+            raise UserError("This challenge is no longer open.")
+        saved_here.set(True)
+        live = await self._load(game_id)
+        return await self.get_challenge(row.id), live
 
     async def expire_due(self) -> list[ChallengeRow]:
         """Mark every open challenge past its time (in this process's servers) as expired;
@@ -507,10 +720,11 @@ class GameService:
             id=live.id, version=live.version, board_key=live.board_key, names=live.names,
             players=live.players, vs_computer=live.terms.vs_computer, finished=live.finished,
             rules=match.rules, game_number=match.games_dealt,
-            scores=(match.scores[0], match.scores[1]), target=match.target,
+            scores=tuple(match.scores), target=match.target,
             winner=match.winner if match.is_over else None,
             last_result=match.results[-1] if match.results else None,
             view=self.view(live, user_id), last_moves=tuple(live.last_moves),
+            seated=match.seated,
         )
 
     def view(self, live: LiveGame, user_id: int | None) -> View:
@@ -551,13 +765,18 @@ class GameService:
             return await self._commit(live, seat, user_id, [move.text], events)
 
     async def resign(self, game_id: int, user_id: int) -> MoveOutcome:
-        """The user gives the game (the whole match) up."""
+        """The user leaves the game (rule 26) and the match: at a table of two that gives it
+        up; at a bigger one the others play on, until one is left."""
         async with self.lock(game_id):
             live = await self.game(game_id)
             seat = self.seat(live, user_id)
             self._check_live(live)
+            if seat not in live.match.seated:
+                raise UserError("You have already left this game.")
+            on_turn = live.match.game.turn
             events = live.match.resign(seat)
-            return await self._commit(live, seat, user_id, ["resign"], events)
+            return await self._commit(live, seat, user_id, ["resign"], events,
+                                      turn_moved=on_turn != live.match.game.turn)
 
     async def claim(self, game_id: int, user_id: int) -> MoveOutcome:
         """The opponent of a player who has not moved for the claim time takes the game."""
@@ -565,16 +784,20 @@ class GameService:
             live = await self.game(game_id)
             seat = self.seat(live, user_id)
             self._check_live(live)
+            if seat not in live.match.seated:
+                raise UserError("You have left this game: you can't claim it.")
             idle = live.match.game.turn
             if idle == seat:
                 raise UserError("It's your own turn: you can't claim the game, you can play!")
             waited = self.clock() - live.turn_started_at
             if waited < live.terms.claim_s:
                 hours = (live.terms.claim_s - waited) / 3600
-                raise UserError(f"Your opponent still has time to move: you can claim the game "
+                who = "Your opponent still has" if len(live.players) == 2 else \
+                    f"{live.names[idle]} still has"
+                raise UserError(f"{who} time to move: you can claim the game "
                                 f"in {hours:.1f} hours.")
             events = live.match.resign(idle)
-            return await self._commit(live, idle, user_id, ["claim"], events)
+            return await self._commit(live, idle, user_id, ["claim"], events, turn_moved=True)
 
     async def computer_step(self, game_id: int) -> MoveOutcome | None:
         """Play one move for the computer if it is on turn; ``None`` otherwise."""
@@ -599,22 +822,26 @@ class GameService:
 
     async def _commit(
         self, live: LiveGame, seat: int, user_id: int | None, notation: list[str],
-        events: list[Event],
+        events: list[Event], *, turn_moved: bool = False,
     ) -> MoveOutcome:
         match = live.match
         game_over = any(isinstance(e, GameOver) for e in events)
-        turn_passed = any(isinstance(e, TurnEnded) for e in events) or game_over
+        # ``turn_moved``: the player on turn left (rule 26), so the next one's time starts.
+        turn_passed = any(isinstance(e, TurnEnded) for e in events) or game_over or turn_moved
         new_game = False
         if game_over and not match.is_over:
             events = events + match.next_game()
             new_game = True
         finished = match.is_over
-        result = None
-        entry = None
+        result: dict[str, Any] | None = None
+        entries: tuple[GameEntry, ...] = ()
         if finished:
             result = {"winner": match.winner, "scores": list(match.scores),
                       "games": len(match.results), "resigned": match.resigned}
-            entry = game_entry(live, match)
+            if match.players > 2:
+                result.update(margins=list(match.margins), ranks=list(match.ranks),
+                              left=list(match.left))
+            entries = game_entries(live, match, self.computer_id)
         new_version = live.version + len(notation)
         # A new deal is a snapshot too, so a replay on load never has to deal.
         snapshot = (finished or new_game
@@ -628,7 +855,7 @@ class GameService:
                 finished=finished,
                 result=result,
                 turn_passed=turn_passed,
-                entry=entry,
+                entries=entries,
             )
         except DatabaseUnavailable as exc:
             # Nothing of the move was kept (one transaction); said once a minute.
@@ -657,7 +884,7 @@ class GameService:
             live.claim_offered_at = None
         outcome = MoveOutcome(live, seat, events, turn_passed, game_over, finished, new_game,
                               finished_result=match.results[-1] if game_over else None,
-                              entry=entry)
+                              entries=entries)
         await self._notify(outcome)
         return outcome
 
@@ -709,6 +936,16 @@ class GameService:
         seat = self.seat(live, user_id)
         if not live.finished:
             raise UserError("This game isn't over yet.")
+        if len(live.players) > 2:
+            terms = live.terms
+            others = [(user, name, user == self.computer_id)
+                      for user, name in zip(terms.players, terms.names, strict=True)
+                      if user != user_id]
+            return await self.challenge_group(
+                guild_id=terms.guild_id, channel_id=terms.channel_id,
+                host=(user_id, live.names[seat]), invited=others, rules_name=None,
+                stakes=(terms.stake_cents, terms.per_card_cents), level=terms.computer_level,
+                rules=live.match.rules)
         opponent = live.players[1 - seat]
         rules = live.match.rules
         if live.terms.vs_computer:

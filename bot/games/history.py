@@ -43,13 +43,15 @@ class HistoryEntry:
     opponent: str
     outcome: str
     """``won``, ``lost`` or ``tie``."""
-    scores: tuple[int, int]
+    scores: tuple[int, ...]
     """The player's points, then the opponent's (match points, or the game's score)."""
     games: int
     how: str
     """How it ended, in words: ``pay-off pile played out``, ``Bob resigned`` …"""
     voided: bool = False
     """Its ledger line was voided (e.g. played by mistake): it counts for nothing."""
+    players: int = 2
+    """The table's size (``opponent`` then names every other player)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +140,8 @@ class HistoryService:
         ``UserError`` for anyone not playing in the game or a position that doesn't exist."""
         seat = game.terms.seat_of(user_id)
         if seat is None:
-            raise UserError("Only the two players of this game can see their hands in its "
+            two = "two " if len(game.terms.players) == 2 else ""
+            raise UserError(f"Only the {two}players of this game can see their hands in its "
                             "replay; the board is all anyone else could see.")
         check_index(game, index)
         return seat
@@ -182,6 +185,8 @@ _HOW = {
 def _entry(row: GameRow, last_move: str | None, user_id: int, voided: bool = False
            ) -> HistoryEntry | None:
     """One history line from the saved row; ``None`` if its result can't be read."""
+    if len(row.players) > 2:
+        return _table_entry(row, last_move, user_id, voided)
     seat = 0 if row.players[0] == user_id else 1
     state = row.state
     try:
@@ -214,3 +219,36 @@ def _entry(row: GameRow, last_move: str | None, user_id: int, voided: bool = Fal
         opponent=row.names[1 - seat], outcome=outcome, scores=(mine, theirs),
         games=len(results), how=how, voided=voided,
     )
+
+
+def _table_entry(row: GameRow, last_move: str | None, user_id: int, voided: bool
+                 ) -> HistoryEntry | None:
+    """A history line of a table of three or four: the player's score against the best of
+    the others (the winner's, when he lost)."""
+    seat = row.players.index(user_id)
+    try:
+        results = [Result.from_dict(r) for r in row.state.get("results", [])]
+        target = row.state["rules"].get("match_target")
+        rules = str(row.state["rules"]["name"])
+        saved = row.result or {}
+        winner = saved.get("winner")
+        scores = [int(s) for s in saved.get("scores", [0] * len(row.players))]
+    except (KeyError, TypeError, ValueError, AttributeError):
+        log.error("game %s: damaged result", row.id)
+        return None
+    last = results[-1] if results else None
+    if last is not None and last.reason is EndReason.RESIGNED:
+        how = "the others left" if last_move != "claim" else "claimed on time"
+    elif last is not None:
+        how = _HOW[last.reason]
+    else:
+        how = "ended"
+    others = [s for s in range(len(row.players)) if s != seat]
+    best = winner if winner is not None and winner != seat else max(
+        others, key=lambda s: scores[s])
+    outcome = "tie" if winner is None else "won" if winner == seat else "lost"
+    return HistoryEntry(
+        game_id=row.id, finished_at=row.updated_at, rules=rules, target=target,
+        opponent=", ".join(row.names[s] for s in others), outcome=outcome,
+        scores=(scores[seat], scores[best]), games=len(results), how=how, voided=voided,
+        players=len(row.players))

@@ -65,10 +65,10 @@ class Position:
     """True for the last position of a game (its result is in the views)."""
     public: View
     """What everyone could see then."""
-    hands: tuple[View, View]
+    hands: tuple[View, ...]
     """What each seat could see then: ``hands[seat]`` is for that seat's player alone."""
-    scores: tuple[int, int]
-    """Match points of seats 0 and 1 at this moment."""
+    scores: tuple[int, ...]
+    """Match points of each seat at this moment."""
     last_moves: tuple[str, ...]
     """Public lines about the latest moves, oldest first (what the board showed)."""
     previous_turn: tuple[str, ...]
@@ -96,14 +96,14 @@ class Replay:
     rules: RuleSet
     seed: int
     """The match seed (``Match.new(rules, seed)``); each game's deal seed is derived from it."""
-    names: tuple[str, str]
+    names: tuple[str, ...]
     positions: tuple[Position, ...]
     turns: tuple[TurnLine, ...]
     game_seeds: tuple[int, ...]
     """The deal seed of each game (``Match.game_seed(seed, n)``), for ``Game.replay``."""
     results: tuple[Result, ...]
     """How each game ended."""
-    scores: tuple[int, int]
+    scores: tuple[int, ...]
     winner: int | None
     """The match winner's seat (``None``: level, or not over)."""
     resigned: int | None
@@ -141,14 +141,16 @@ class Replay:
 
 
 def replay_match(rules: RuleSet, seed: int, log: Sequence[tuple[int, str]],
-                 names: tuple[str, str] = ("Player 1", "Player 2")) -> Replay:
-    """Deal the match from ``seed`` and make the logged ``(seat, notation)`` moves, as the bot
-    did: a finished game of an unfinished match is followed at once by the next deal.
+                 names: tuple[str, ...] = ("Player 1", "Player 2"),
+                 players: int | None = None) -> Replay:
+    """Deal the match of ``players`` seats (default: one per name) from ``seed`` and make the
+    logged ``(seat, notation)`` moves, as the bot did: a finished game of an unfinished match
+    is followed at once by the next deal.
 
     Raises ``ReplayError`` if a logged move is illegal or malformed.
     """
     try:
-        match, _ = Match.new(rules, seed)
+        match, _ = Match.new(rules, seed, players=players or len(names))
     except (SetupError, ValueError) as exc:
         raise ReplayError(f"The game can't be dealt again ({exc}).") from exc
     positions: list[Position] = []
@@ -162,8 +164,9 @@ def replay_match(rules: RuleSet, seed: int, log: Sequence[tuple[int, str]],
         game = match.game
         positions.append(Position(
             index=len(positions), game_number=match.games_dealt, turn=turn, over=over,
-            public=game.public_view(), hands=(game.view(0), game.view(1)),
-            scores=(match.scores[0], match.scores[1]),
+            public=game.public_view(),
+            hands=tuple(game.view(seat) for seat in range(match.players)),
+            scores=tuple(match.scores),
             last_moves=tuple(lines[-_LAST_MOVES:]), previous_turn=tuple(this_turn),
         ))
 
@@ -211,22 +214,23 @@ def replay_match(rules: RuleSet, seed: int, log: Sequence[tuple[int, str]],
     return Replay(
         rules=rules, seed=match.seed, names=names, positions=tuple(positions),
         turns=tuple(turns), game_seeds=tuple(game_seeds), results=tuple(match.results),
-        scores=(match.scores[0], match.scores[1]),
+        scores=tuple(match.scores),
         winner=match.winner if match.is_over else None, resigned=match.resigned,
         final=match.to_dict(),
     )
 
 
 def replay_saved(state: dict[str, Any], log: Sequence[tuple[int, str]],
-                 names: tuple[str, str] = ("Player 1", "Player 2")) -> Replay:
+                 names: tuple[str, ...] = ("Player 1", "Player 2")) -> Replay:
     """Replay a saved match (its ``Match.to_dict()`` state and its move log) and check that the
     replay ends exactly at the saved state; raises ``ReplayError`` otherwise."""
     try:
         rules = RuleSet.from_dict(state["rules"])
         seed = int(state["seed"])
+        players = len(state.get("scores", names))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ReplayError("The saved game has no readable rules or seed.") from exc
-    replay = replay_match(rules, seed, log, names)
+    replay = replay_match(rules, seed, log, names, players)
     if _normal(replay.final) != _normal(state):
         raise ReplayError("Replaying the saved moves doesn't give the saved game.")
     return replay

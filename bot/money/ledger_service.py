@@ -332,8 +332,9 @@ class LedgerService:
         return refreshed, entry
 
     async def void(self, guild_id: int, game_id: int, admin: int, reason: str) -> LedgerRow:
-        """Reverse a game's ledger line with a new line (Manage Server only; checked by the
-        caller). Ratings are recomputed without the game."""
+        """Reverse a game's ledger lines (one per loser) with a new line each (Manage Server
+        only; checked by the caller); returns the first. Ratings are recomputed without the
+        game."""
         reason = reason.strip()
         if not reason:
             raise UserError("Give a reason for voiding the game.")
@@ -341,14 +342,12 @@ class LedgerService:
         if entry is None:
             raise UserError(f"Game #{game_id} has no ledger entry in this server.")
         async with self._notebook_lock(guild_id):
-            row = await self.storage.add_entry(
-                guild_id=guild_id, kind="void", debtor_id=entry.creditor_id,
-                creditor_id=entry.debtor_id, amount_cents=entry.amount_cents,
-                note=reason[:300], created_by=admin, voids_id=entry.id)
-        if row is None:
+            rows = await self.storage.void_game(guild_id=guild_id, game_id=game_id,
+                                                note=reason[:300], created_by=admin)
+        if not rows:
             raise UserError(f"Game #{game_id} was already voided.")
         await self.update_ratings(guild_id)
-        return row
+        return rows[0]
 
     # ------------------------------------------------------------------ ratings
 
@@ -382,17 +381,14 @@ class LedgerService:
               ) -> dict[tuple[int, str], tuple[float, float, int]]:
         values = dict(current)
         touched: dict[tuple[int, str], tuple[float, float, int]] = {}
-        for row in rows:
-            if row.kind != "game" or row.rules is None:
-                continue
-            keys = [(row.creditor_id, row.rules), (row.debtor_id, row.rules)]
+        for rules, table in table_rankings(rows):
+            keys = [(user, rules) for user, _ in table]
             players = []
             for key in keys:
                 mu, sigma, _ = values.get(key, (None, None, 0))
                 players.append(self.model.rating(mu=mu, sigma=sigma))
-            ranks: list[float] = [0.0, 0.0] if row.winner_id is None else (
-                [0.0, 1.0] if row.winner_id == row.creditor_id else [1.0, 0.0])
-            rated = self.model.rate([[players[0]], [players[1]]], ranks=ranks)
+            rated = self.model.rate([[p] for p in players],
+                                    ranks=[float(rank) for _, rank in table])
             for key, (new,) in zip(keys, rated, strict=True):
                 games = values.get(key, (0.0, 0.0, 0))[2] + 1
                 values[key] = touched[key] = (float(new.mu), float(new.sigma), games)
@@ -463,6 +459,33 @@ class LedgerService:
         wins = total["wins"]
         return Stats(total["games"], wins, total["losses"], total["ties"], total["net_cents"],
                      total["margin_sum"] / wins if wins else 0.0, best, streak, ratings, series)
+
+
+def table_rankings(rows: Iterable[LedgerRow]) -> list[tuple[str, list[tuple[int, int]]]]:
+    """Each game of the game lines ``rows`` (in ledger order) as its rule set and its table
+    ranked for ratings (rule 28): (user, place), 0 the best. The winner (every line's creditor)
+    first, then the losers by margin, smaller better, equal margins sharing a place; a drawn
+    game ranks everyone equal. A game of two gives [(creditor, 0), (debtor, 1)], as its one
+    line always did."""
+    games: dict[int, list[LedgerRow]] = {}
+    for row in rows:
+        if row.kind != "game" or row.rules is None:
+            continue
+        games.setdefault(row.game_id if row.game_id is not None else -row.id, []).append(row)
+    out = []
+    for lines in games.values():
+        first = lines[0]
+        rules = first.rules
+        assert rules is not None
+        if first.winner_id is None:
+            users = [first.creditor_id] + [line.debtor_id for line in lines]
+            out.append((rules, [(user, 0) for user in dict.fromkeys(users)]))
+            continue
+        margins = sorted({line.margin or 0 for line in lines})
+        table = [(first.creditor_id, 0)] + [(line.debtor_id, 1 + margins.index(line.margin or 0))
+                                            for line in lines]
+        out.append((rules, table))
+    return out
 
 
 def _cell(text: str) -> str:

@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 TABLES: dict[str, int] = {
     "guild_settings": 1, "challenges": 1, "games": 1, "moves": 1,
     "ledger": 2, "pair_balances": 2, "player_stats": 2, "ratings": 2, "rating_progress": 2,
-    "settlements": 2, "money_points": 5, "pair_points": 5,
+    "settlements": 2, "money_points": 5, "pair_points": 5, "challenge_seats": 7,
 }
 """The bot's tables, each with the schema version that brought it: a database at version N
 has every table of a version up to N."""

@@ -43,6 +43,7 @@ from .rows import (
     GuildSettings,
     LedgerRow,
     OwedExceeded,
+    SeatRow,
     SettlementRow,
     StorageError,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "GuildSettings",
     "LedgerRow",
     "OwedExceeded",
+    "SeatRow",
     "SettlementRow",
     "ShardInUse",
     "Storage",

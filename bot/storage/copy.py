@@ -17,6 +17,7 @@ __all__ = ["TABLES", "copy_tables", "ledger_pairs", "table_counts"]
 TABLES: tuple[tuple[str, str], ...] = (
     ("guild_settings", "guild_id"),
     ("challenges", "id"),
+    ("challenge_seats", "challenge_id, position"),
     ("games", "id"),
     ("moves", "game_id, seq"),
     ("ledger", "id"),

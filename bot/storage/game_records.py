@@ -16,10 +16,13 @@ from typing import Any
 from ..shards import ShardSet
 from .base import Records
 from .interface import Conn
-from .ledger_records import insert_game_entry
+from .ledger_records import insert_game_entries
 from .rows import DEFAULT_SETTINGS, GameEntry, GameRow, StorageError, game_row
 
-__all__ = ["GameRecords", "insert_game", "owned"]
+__all__ = ["PLAYS_IN", "GameRecords", "insert_game", "owned"]
+
+PLAYS_IN = "? IN (player0_id, player1_id, player2_id, player3_id)"
+"""The condition "the user (the parameter) has a seat in the game" (a NULL seat is nobody's)."""
 
 def owned(shards: ShardSet | None) -> str:
     """The SQL condition of the rows of the ``shards``' servers (every row for ``None``)."""
@@ -31,8 +34,8 @@ async def insert_game(
     now: float,
     guild_id: int,
     channel_id: int,
-    players: tuple[int, int],
-    names: tuple[str, str],
+    players: tuple[int, ...],
+    names: tuple[str, ...],
     rules: dict[str, Any],
     state: dict[str, Any],
     vs_computer: bool,
@@ -42,14 +45,18 @@ async def insert_game(
     """Insert a game row (inside the caller's transaction); its id."""
     # The reminder and claim times are the server's as the game starts; later changes of the
     # settings don't touch a game already going.
+    if not 2 <= len(players) <= 4 or len(names) != len(players):
+        raise ValueError(f"a game seats 2 to 4 players with a name each, not {players}")
+    seats = (*players, None, None)[:4]
     game_id = await conn.fetchval(
-        "INSERT INTO games (guild_id, channel_id, player0_id, player1_id, names, vs_computer, "
+        "INSERT INTO games (guild_id, channel_id, player0_id, player1_id, player2_id, "
+        "player3_id, names, vs_computer, "
         "rules, state, created_at, updated_at, turn_started_at, stake_cents, per_card_cents, "
         "currency, computer_level, reminder_s, claim_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "?, ?, ?, ?, ?, "
+        "?, ?, ?, ?, ?, ?, ?, "
         "COALESCE((SELECT reminder_s FROM guild_settings WHERE guild_id = ?), ?), "
         "COALESCE((SELECT claim_s FROM guild_settings WHERE guild_id = ?), ?)) RETURNING id",
-        (guild_id, channel_id, players[0], players[1], json.dumps(list(names)),
+        (guild_id, channel_id, *seats, json.dumps(list(names)),
          int(vs_computer), json.dumps(rules), json.dumps(state), now, now, now, *stakes,
          computer_level, guild_id, DEFAULT_SETTINGS.reminder_s, guild_id,
          DEFAULT_SETTINGS.claim_s),
@@ -69,8 +76,8 @@ class GameRecords(Records):
         *,
         guild_id: int,
         channel_id: int,
-        players: tuple[int, int],
-        names: tuple[str, str],
+        players: tuple[int, ...],
+        names: tuple[str, ...],
         rules: dict[str, Any],
         state: dict[str, Any],
         vs_computer: bool = False,
@@ -99,6 +106,7 @@ class GameRecords(Records):
         finished: bool,
         result: dict[str, Any] | None,
         turn_passed: bool,
+        entries: Sequence[GameEntry] = (),
         entry: GameEntry | None = None,
     ) -> bool:
         """Append a game's moves and, if ``state`` is given, a new snapshot, in one transaction.
@@ -108,9 +116,11 @@ class GameRecords(Records):
         after it); a finished game must come with its final state, which history and replays
         read. The save succeeds only if the stored version is still ``expected_version`` (so a
         move is never applied twice, by any process); it returns False otherwise. A finished
-        game's ledger ``entry`` is written in the same transaction (at most one per game: the
-        database refuses a second).
+        game's ledger ``entries`` (one per loser) are written in the same transaction (at most
+        one per game and debtor: the database refuses a second); ``entry`` is one more.
         """
+        if entry is not None:
+            entries = [*entries, entry]
         if finished and state is None:
             raise ValueError("a finished game is saved with its final state")
         now = self.clock()
@@ -129,8 +139,8 @@ class GameRecords(Records):
             sets += ["status = 'finished'", "result = ?"]
             args.append(json.dumps(result) if result is not None else None)
         async with self._db.transaction() as conn:
-            if entry is not None:
-                await conn.lock_ledger(entry.guild_id)
+            if entries:
+                await conn.lock_ledger(entries[0].guild_id)
             changed = await conn.execute(
                 f"UPDATE games SET {', '.join(sets)} WHERE id = ? AND version = ?",
                 (*args, game_id, expected_version),
@@ -143,8 +153,8 @@ class GameRecords(Records):
                 [(game_id, expected_version + i + 1, seat, user, text, now)
                  for i, (seat, user, text) in enumerate(moves)],
             )
-            if entry is not None:
-                await insert_game_entry(conn, entry, now)
+            if entries:
+                await insert_game_entries(conn, entries, now)
             return True
 
     async def move_log(self, game_id: int) -> list[tuple[int, int, int | None, str]]:
@@ -226,8 +236,8 @@ class GameRecords(Records):
         active_only: bool = True,
     ) -> list[GameRow]:
         """The games a user plays in, newest first; damaged rows are skipped."""
-        sql = f"SELECT {self._game_columns} FROM games WHERE (player0_id = ? OR player1_id = ?)"
-        args: list[Any] = [user_id, user_id]
+        sql = f"SELECT {self._game_columns} FROM games WHERE {PLAYS_IN}"
+        args: list[Any] = [user_id]
         if active_only:
             sql += " AND status = 'active'"
         if guild_id is not None:
@@ -254,9 +264,8 @@ class GameRecords(Records):
         with the last entry of its move log (``claim`` tells a game lost on time from a
         resignation) and whether its ledger line was voided, and how many there are in all.
         Damaged rows are skipped."""
-        where = ("FROM games WHERE guild_id = ? AND status = 'finished' AND "
-                 "(player0_id = ? OR player1_id = ?)")
-        args = (guild_id, user_id, user_id)
+        where = f"FROM games WHERE guild_id = ? AND status = 'finished' AND {PLAYS_IN}"
+        args = (guild_id, user_id)
         async with self._db.connection() as conn:
             total = int(await conn.fetchval(f"SELECT COUNT(*) {where}", args) or 0)
             rows = await conn.fetchall(

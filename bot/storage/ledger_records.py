@@ -10,14 +10,14 @@ already does this.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .base import Records
 from .interface import Conn, Row
 from .rows import GameEntry, LedgerRow, OwedExceeded, SettlementRow, ledger_row, settlement_row
 
-__all__ = ["LedgerRecords", "insert_game_entry"]
+__all__ = ["LedgerRecords", "game_stats", "insert_game_entries"]
 
 _LOW = "CASE WHEN debtor_id < creditor_id THEN debtor_id ELSE creditor_id END"
 _HIGH = "CASE WHEN debtor_id < creditor_id THEN creditor_id ELSE debtor_id END"
@@ -27,24 +27,33 @@ _INT = "CAST(? AS BIGINT)"
 """A parameter in an ``INSERT … SELECT`` list (PostgreSQL can't infer its type there)."""
 
 
-async def insert_game_entry(conn: Conn, entry: GameEntry, now: float) -> int:
-    """Write a finished game's line and its summaries (in the caller's transaction, which has
-    taken the server's ledger lock); its id."""
-    entry_id = int(await conn.fetchval(
-        "INSERT INTO ledger (guild_id, kind, debtor_id, creditor_id, amount_cents, game_id, "
-        "rules, winner_id, margin, created_at) VALUES (?, 'game', ?, ?, ?, ?, ?, ?, ?, ?) "
-        "RETURNING id",
-        (entry.guild_id, entry.debtor_id, entry.creditor_id, entry.amount_cents,
-         entry.game_id, entry.rules, entry.winner_id, entry.margin, now),
-    ))
-    await _apply_to_summaries(conn, entry.guild_id, entry.debtor_id, entry.creditor_id,
-                              entry.amount_cents, game=(entry.rules, entry.winner_id,
-                                                        entry.margin), sign=1)
-    await _add_money_points(conn, entry.guild_id, entry_id, entry.debtor_id, entry.creditor_id,
-                            entry.amount_cents, now)
-    await _add_pair_point(conn, entry.guild_id, entry_id, entry.debtor_id, entry.creditor_id,
-                          entry.amount_cents)
-    return entry_id
+async def insert_game_entries(conn: Conn, entries: Sequence[GameEntry], now: float) -> list[int]:
+    """Write a finished game's lines (one per loser, rule 28) and their summaries, in the
+    caller's transaction, which has taken the server's ledger lock; their ids.
+
+    The pair summaries and money points move line by line; a player's statistics count the
+    game once, however many lines name him (the winner of a table of four is in three)."""
+    ids = []
+    for entry in entries:
+        entry_id = int(await conn.fetchval(
+            "INSERT INTO ledger (guild_id, kind, debtor_id, creditor_id, amount_cents, game_id, "
+            "rules, winner_id, margin, created_at) VALUES (?, 'game', ?, ?, ?, ?, ?, ?, ?, ?) "
+            "RETURNING id",
+            (entry.guild_id, entry.debtor_id, entry.creditor_id, entry.amount_cents,
+             entry.game_id, entry.rules, entry.winner_id, entry.margin, now),
+        ))
+        ids.append(entry_id)
+        await _apply_to_pair(conn, entry.guild_id, entry.debtor_id, entry.creditor_id,
+                             entry.amount_cents, game=True, sign=1)
+        await _add_money_points(conn, entry.guild_id, entry_id, entry.debtor_id,
+                                entry.creditor_id, entry.amount_cents, now)
+        await _add_pair_point(conn, entry.guild_id, entry_id, entry.debtor_id,
+                              entry.creditor_id, entry.amount_cents)
+    if entries:
+        await _apply_game_stats(conn, entries[0].guild_id, [
+            (e.debtor_id, e.creditor_id, e.amount_cents, e.rules, e.winner_id, e.margin)
+            for e in entries], sign=1)
+    return ids
 
 
 async def _add_pair_point(conn: Conn, guild_id: int, entry_id: int, debtor: int, creditor: int,
@@ -75,31 +84,50 @@ async def _add_money_points(conn: Conn, guild_id: int, entry_id: int, debtor: in
             (guild_id, user, entry_id, when, delta, guild_id, user, guild_id, user))
 
 
-async def _apply_to_summaries(
-    conn: Conn, guild_id: int, debtor: int, creditor: int, amount: int,
-    game: tuple[str, int | None, int] | None, sign: int,
-) -> None:
-    """Keep the running summaries equal to the sum of the ledger (``sign`` -1 reverses)."""
+async def _apply_to_pair(conn: Conn, guild_id: int, debtor: int, creditor: int, amount: int,
+                         game: bool, sign: int) -> None:
+    """Keep a pair's running balance (and its count of games) equal to the sum of its lines
+    (``sign`` -1 reverses)."""
     low, high = min(debtor, creditor), max(debtor, creditor)
     owed = amount if debtor == low else -amount
-    games = sign if game is not None else 0
     await conn.execute(
         "INSERT INTO pair_balances (guild_id, low_id, high_id, owed_cents, games) "
         "VALUES (?, ?, ?, ?, ?) ON CONFLICT (guild_id, low_id, high_id) DO UPDATE SET "
         "owed_cents = pair_balances.owed_cents + excluded.owed_cents, "
         "games = pair_balances.games + excluded.games",
-        (guild_id, low, high, owed * sign, games),
+        (guild_id, low, high, owed * sign, sign if game else 0),
     )
-    if game is None:
-        return
-    rules, winner, margin = game
-    for user in (debtor, creditor):
-        if winner is None:
-            wins, losses, ties, net, margin_add = 0, 0, 1, 0, 0
-        elif user == winner:
-            wins, losses, ties, net, margin_add = 1, 0, 0, amount, margin
-        else:
-            wins, losses, ties, net, margin_add = 0, 1, 0, -amount, 0
+
+
+GameLine = tuple[int, int, int, str | None, int | None, int | None]
+"""(debtor, creditor, amount, rules, winner, margin) of one game line."""
+
+
+def game_stats(lines: Sequence[GameLine]) -> dict[int, tuple[int, int, int, int, int]]:
+    """Per player of one game's lines: (wins, losses, ties, net cents, margin won). The
+    winner's margin won is the sum of the lines' margins (his score from the people at the
+    table); a drawn game is a tie for everyone in it."""
+    out: dict[int, list[int]] = {}
+    for debtor, creditor, amount, _, winner, margin in lines:
+        for user, delta in ((debtor, -amount), (creditor, amount)):
+            row = out.setdefault(user, [0, 0, 0, 0, 0])
+            row[3] += delta
+            if winner is None:
+                row[2] = 1
+            elif user == winner:
+                row[0] = 1
+                row[4] += margin or 0
+            else:
+                row[1] = 1
+    return {user: (w, lo, t, net, m) for user, (w, lo, t, net, m) in out.items()}
+
+
+async def _apply_game_stats(conn: Conn, guild_id: int, lines: Sequence[GameLine], sign: int
+                            ) -> None:
+    """Count one game (all its lines) once in each of its players' statistics (``sign`` -1
+    takes it back)."""
+    rules = lines[0][3] or ""
+    for user, (wins, losses, ties, net, margin_add) in game_stats(lines).items():
         await conn.execute(
             "INSERT INTO player_stats (guild_id, user_id, rules, games, wins, losses, ties, "
             "net_cents, margin_sum, best_margin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
@@ -115,15 +143,22 @@ async def _apply_to_summaries(
             (guild_id, user, rules, sign, sign * wins, sign * losses, sign * ties,
              sign * net, sign * margin_add, margin_add if sign > 0 else 0),
         )
-    if sign < 0 and winner is not None:
-        # A best win can't be taken back by arithmetic: look it up again.
-        await conn.execute(
-            "UPDATE player_stats SET best_margin = COALESCE((SELECT MAX(l.margin) FROM "
-            "ledger l WHERE l.guild_id = ? AND l.kind = 'game' AND l.winner_id = ? AND "
-            "l.rules = ? AND NOT EXISTS (SELECT 1 FROM ledger v WHERE v.voids_id = l.id)), 0) "
-            "WHERE guild_id = ? AND user_id = ? AND rules = ?",
-            (guild_id, winner, rules, guild_id, winner, rules),
-        )
+        if sign < 0 and wins:
+            # A best win can't be taken back by arithmetic: look it up again (a game's win
+            # is the sum of its live lines' margins).
+            await conn.execute(
+                "UPDATE player_stats SET best_margin = COALESCE((SELECT MAX(won) FROM ("
+                "SELECT SUM(l.margin) AS won FROM ledger l WHERE l.guild_id = ? AND "
+                "l.kind = 'game' AND l.winner_id = ? AND l.creditor_id = ? AND l.rules = ? "
+                "AND NOT EXISTS (SELECT 1 FROM ledger v WHERE v.voids_id = l.id) "
+                f"GROUP BY {_GAME_KEY}) AS w), 0) "
+                "WHERE guild_id = ? AND user_id = ? AND rules = ?",
+                (guild_id, user, user, rules, guild_id, user, rules),
+            )
+
+
+_GAME_KEY = "COALESCE(l.game_id, -l.id)"
+"""What groups a game's lines (an imported line without a game stands alone)."""
 
 
 async def _owed(conn: Conn, guild_id: int, a: int, b: int) -> int:
@@ -174,7 +209,6 @@ class LedgerRecords(Records):
         creditor_id: int, amount_cents: int, note: str | None, created_by: int | None,
         voids_id: int | None, settlement_id: int | None, within_owed: bool,
     ) -> LedgerRow:
-        game: tuple[str, int | None, int] | None = None
         original: Row | None = None
         if within_owed:
             owed = await _owed(conn, guild_id, creditor_id, debtor_id)
@@ -192,7 +226,6 @@ class LedgerRecords(Records):
                 (voids_id, guild_id))
             if original is None:
                 raise _NothingDone
-            game = (original["rules"], original["winner_id"], original["margin"] or 0)
         copied: tuple[Any, ...] = (None, None, None, None)
         if original is not None:
             copied = (original["game_id"], original["rules"], original["winner_id"],
@@ -213,16 +246,59 @@ class LedgerRecords(Records):
             await conn.execute("UPDATE settlements SET ledger_id = ? WHERE id = ?",
                                (entry_id, settlement_id))
         await _add_pair_point(conn, guild_id, entry_id, debtor_id, creditor_id, amount_cents)
-        if game is not None:
-            # Undo the voided game: the debtor of the void is the original winner.
-            await _apply_to_summaries(conn, guild_id, creditor_id, debtor_id, amount_cents,
-                                      game=game, sign=-1)
+        if original is not None:
+            # Undo the voided line: the debtor of the void is the original winner.
+            await _apply_to_pair(conn, guild_id, creditor_id, debtor_id, amount_cents,
+                                 game=True, sign=-1)
             await _add_money_points(conn, guild_id, entry_id, debtor_id, creditor_id,
                                     amount_cents, now)
+            await _apply_game_stats(conn, guild_id, [
+                (int(original["debtor_id"]), int(original["creditor_id"]),
+                 int(original["amount_cents"]), original["rules"], original["winner_id"],
+                 original["margin"])], sign=-1)
         else:
-            await _apply_to_summaries(conn, guild_id, debtor_id, creditor_id, amount_cents,
-                                      game=None, sign=1)
+            await _apply_to_pair(conn, guild_id, debtor_id, creditor_id, amount_cents,
+                                 game=False, sign=1)
         return ledger_row(row)
+
+    async def void_game(self, *, guild_id: int, game_id: int, note: str, created_by: int
+                        ) -> list[LedgerRow]:
+        """Reverse every line of a game (one per loser) with a void line each, in one
+        transaction; the game leaves each player's statistics once. Returns the voids (empty
+        if the game had no line left to void)."""
+        now = self.clock()
+        out = []
+        async with self._db.transaction() as conn:
+            await conn.lock_ledger(guild_id)
+            originals = await conn.fetchall(
+                "SELECT * FROM ledger WHERE guild_id = ? AND game_id = ? AND kind = 'game' AND "
+                "NOT EXISTS (SELECT 1 FROM ledger v WHERE v.voids_id = ledger.id) ORDER BY id",
+                (guild_id, game_id))
+            for original in originals:
+                row = await conn.fetchone(
+                    "INSERT INTO ledger (guild_id, kind, debtor_id, creditor_id, amount_cents, "
+                    "voids_id, note, created_by, created_at, game_id, rules, winner_id, margin) "
+                    # The game's id if the game is in this database (as in ``_add_entry``).
+                    "VALUES (?, 'void', ?, ?, ?, ?, ?, ?, ?, (SELECT id FROM games WHERE id = ?), "
+                    "?, ?, ?) RETURNING *",
+                    (guild_id, original["creditor_id"], original["debtor_id"],
+                     original["amount_cents"], original["id"], note, created_by, now,
+                     original["game_id"], original["rules"], original["winner_id"],
+                     original["margin"]))
+                assert row is not None
+                line = ledger_row(row)
+                out.append(line)
+                await _add_pair_point(conn, guild_id, line.id, line.debtor_id,
+                                      line.creditor_id, line.amount_cents)
+                await _apply_to_pair(conn, guild_id, line.creditor_id, line.debtor_id,
+                                     line.amount_cents, game=True, sign=-1)
+                await _add_money_points(conn, guild_id, line.id, line.debtor_id,
+                                        line.creditor_id, line.amount_cents, now)
+            if originals:
+                await _apply_game_stats(conn, guild_id, [
+                    (int(o["debtor_id"]), int(o["creditor_id"]), int(o["amount_cents"]),
+                     o["rules"], o["winner_id"], o["margin"]) for o in originals], sign=-1)
+        return out
 
     async def ledger_entry(self, entry_id: int) -> LedgerRow | None:
         """One ledger line."""
@@ -231,12 +307,17 @@ class LedgerRecords(Records):
         return None if row is None else ledger_row(row)
 
     async def game_entry(self, guild_id: int, game_id: int) -> LedgerRow | None:
-        """The ledger line of a game, or ``None``."""
+        """The (first) ledger line of a game, or ``None``."""
+        lines = await self.game_entries(guild_id, game_id)
+        return lines[0] if lines else None
+
+    async def game_entries(self, guild_id: int, game_id: int) -> list[LedgerRow]:
+        """The ledger lines of a game (one per loser), in order."""
         async with self._db.connection() as conn:
-            row = await conn.fetchone(
-                "SELECT * FROM ledger WHERE guild_id = ? AND game_id = ? AND kind = 'game'",
-                (guild_id, game_id))
-        return None if row is None else ledger_row(row)
+            rows = await conn.fetchall(
+                "SELECT * FROM ledger WHERE guild_id = ? AND game_id = ? AND kind = 'game' "
+                "ORDER BY id", (guild_id, game_id))
+        return [ledger_row(r) for r in rows]
 
     async def balances(self, guild_id: int, user_id: int) -> list[tuple[int, int, int]]:
         """(other user, cents ``user_id`` owes them (negative: they owe), games), largest first."""
@@ -312,19 +393,29 @@ class LedgerRecords(Records):
 
     async def recent_results(self, guild_id: int, user_id: int, limit: int = 200
                              ) -> list[int | None]:
-        """Winners of the user's latest games (newest first), voided games left out."""
-        # One index range per side (loser, winner), each read newest first and cut at
-        # ``limit``: what is read is bounded by ``limit``, not by the user's history.
-        side = ("SELECT id, winner_id FROM ledger l WHERE guild_id = ? AND {who} = ? AND "
-                "kind = 'game' AND NOT EXISTS (SELECT 1 FROM ledger v WHERE v.voids_id = l.id) "
-                "ORDER BY id DESC LIMIT ?")
+        """Winners of the user's latest games (newest first), voided games left out; a game
+        with several lines naming him (he won at a table of three or four) counts once."""
+        # One index range per side (loser, winner), each read newest first and cut: what is
+        # read is bounded by ``limit`` (times the lines a game can have), not by his history.
+        side = ("SELECT id, winner_id, game_id FROM ledger l WHERE guild_id = ? AND {who} = ? "
+                "AND kind = 'game' AND NOT EXISTS (SELECT 1 FROM ledger v "
+                "WHERE v.voids_id = l.id) ORDER BY id DESC LIMIT ?")
+        lines = 3 * limit
         async with self._db.connection() as conn:
             rows = await conn.fetchall(
-                f"SELECT winner_id FROM (SELECT * FROM ({side.format(who='debtor_id')}) AS d "
-                f"UNION ALL SELECT * FROM ({side.format(who='creditor_id')}) AS c) AS t "
-                "ORDER BY id DESC LIMIT ?",
-                (guild_id, user_id, limit, guild_id, user_id, limit, limit))
-        return [r["winner_id"] for r in rows]
+                f"SELECT winner_id, game_id, id FROM (SELECT * FROM "
+                f"({side.format(who='debtor_id')}) AS d UNION ALL SELECT * FROM "
+                f"({side.format(who='creditor_id')}) AS c) AS t ORDER BY id DESC LIMIT ?",
+                (guild_id, user_id, lines, guild_id, user_id, lines, lines))
+        seen: set[int] = set()
+        out: list[int | None] = []
+        for r in rows:
+            game = int(r["game_id"]) if r["game_id"] is not None else -int(r["id"])
+            if game in seen:
+                continue
+            seen.add(game)
+            out.append(r["winner_id"])
+        return out[:limit]
 
     async def latest_game_id(self, guild_id: int, user_id: int) -> int | None:
         """The game of the user's latest game line in the server (voided or not), or ``None``."""
@@ -432,17 +523,22 @@ class LedgerRecords(Records):
                 "FROM ledger WHERE guild_id = ? GROUP BY 1, 2, 3", (guild_id,))
             won = "CASE WHEN l.winner_id IS NULL THEN 0 ELSE 1 END"
             tied = "CASE WHEN l.winner_id IS NULL THEN 1 ELSE 0 END"
+            # Each player's lines of one game are one game to him (the winner of a table of
+            # four has three): grouped by game first, then summed per player.
             await conn.execute(
                 "INSERT INTO player_stats (guild_id, user_id, rules, games, wins, losses, ties, "
                 "net_cents, margin_sum, best_margin) "
                 f"SELECT {_INT}, user_id, rules, COUNT(*), SUM(won), SUM(lost), SUM(tied), "
                 "SUM(net), SUM(CASE WHEN won = 1 THEN margin ELSE 0 END), "
                 "MAX(CASE WHEN won = 1 THEN margin ELSE 0 END) FROM ("
-                f"SELECT l.creditor_id AS user_id, l.rules, {won} AS won, "
-                f"0 AS lost, {tied} AS tied, l.amount_cents AS net, l.margin {live_games} "
+                "SELECT user_id, rules, game, MAX(won) AS won, MAX(lost) AS lost, "
+                "MAX(tied) AS tied, SUM(net) AS net, SUM(margin) AS margin FROM ("
+                f"SELECT l.creditor_id AS user_id, l.rules, {_GAME_KEY} AS game, {won} AS won, "
+                f"0 AS lost, {tied} AS tied, l.amount_cents AS net, "
+                f"CASE WHEN l.winner_id IS NULL THEN 0 ELSE l.margin END AS margin {live_games} "
                 "UNION ALL "
-                f"SELECT l.debtor_id, l.rules, 0, {won}, {tied}, -l.amount_cents, 0 "
-                f"{live_games}) AS s GROUP BY user_id, rules",
+                f"SELECT l.debtor_id, l.rules, {_GAME_KEY}, 0, {won}, {tied}, -l.amount_cents, 0 "
+                f"{live_games}) AS s GROUP BY user_id, rules, game) AS g GROUP BY user_id, rules",
                 (guild_id, guild_id, guild_id))
 
     # ------------------------------------------------------------------ ratings

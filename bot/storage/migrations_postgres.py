@@ -194,6 +194,26 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (guild_id, low_id, high_id, seq)
     );
     """,
+    # 2: tables of three or four (SQLite's migration 7; see there why).
+    """
+    ALTER TABLE games ADD COLUMN player2_id BIGINT;
+    ALTER TABLE games ADD COLUMN player3_id BIGINT;
+    ALTER TABLE challenges ADD COLUMN kind TEXT NOT NULL DEFAULT 'challenge';
+    ALTER TABLE challenges ADD COLUMN seats BIGINT NOT NULL DEFAULT 2;
+    ALTER TABLE challenges ADD COLUMN taken BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE challenges ADD COLUMN computer_level TEXT NOT NULL DEFAULT 'normal';
+    CREATE TABLE challenge_seats (
+        challenge_id  BIGINT NOT NULL REFERENCES challenges (id),
+        position      BIGINT NOT NULL,
+        user_id       BIGINT NOT NULL,
+        name          TEXT   NOT NULL,
+        accepted      BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (challenge_id, position)
+    );
+    CREATE UNIQUE INDEX challenge_seats_user ON challenge_seats (challenge_id, user_id);
+    DROP INDEX ledger_one_per_game;
+    CREATE UNIQUE INDEX ledger_one_per_loser ON ledger (game_id, debtor_id) WHERE kind = 'game';
+    """,
 )
 
 POSTGRES_SCHEMA_VERSION = len(MIGRATIONS)

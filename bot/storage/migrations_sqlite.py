@@ -252,6 +252,32 @@ MIGRATIONS: tuple[str, ...] = (
     DROP TABLE moves;
     ALTER TABLE moves_by_game RENAME TO moves;
     """,
+    # 7: tables of three or four (issue 18). Two nullable seat columns rather than a table of
+    # seats: every game saved before keeps its row as it is, a game is still one row read by
+    # id, and "the games of a player" stays one condition on one table. A challenge may name
+    # up to three people or be an open table anyone may join: its seats, in the order taken,
+    # are rows of ``challenge_seats`` (a two-player challenge keeps its two columns and has
+    # none); ``taken`` counts them, so a join is one compare-and-set on the challenge's row.
+    # A game's ledger lines: one per loser (debtor) now, no longer one per game.
+    """
+    ALTER TABLE games ADD COLUMN player2_id INTEGER;
+    ALTER TABLE games ADD COLUMN player3_id INTEGER;
+    ALTER TABLE challenges ADD COLUMN kind TEXT NOT NULL DEFAULT 'challenge';
+    ALTER TABLE challenges ADD COLUMN seats INTEGER NOT NULL DEFAULT 2;
+    ALTER TABLE challenges ADD COLUMN taken INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE challenges ADD COLUMN computer_level TEXT NOT NULL DEFAULT 'normal';
+    CREATE TABLE challenge_seats (
+        challenge_id  INTEGER NOT NULL REFERENCES challenges (id),
+        position      INTEGER NOT NULL,
+        user_id       INTEGER NOT NULL,
+        name          TEXT    NOT NULL,
+        accepted      INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (challenge_id, position)
+    );
+    CREATE UNIQUE INDEX challenge_seats_user ON challenge_seats (challenge_id, user_id);
+    DROP INDEX ledger_one_per_game;
+    CREATE UNIQUE INDEX ledger_one_per_loser ON ledger (game_id, debtor_id) WHERE kind = 'game';
+    """,
 )
 
 

@@ -4,6 +4,7 @@ and the storage's two errors."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,7 @@ __all__ = [
     "LedgerRow",
     "OwedExceeded",
     "SETTING_COLUMNS",
+    "SeatRow",
     "SettlementRow",
     "StorageError",
 ]
@@ -72,8 +74,24 @@ SETTING_COLUMNS = (
 
 
 @dataclass(frozen=True, slots=True)
+class SeatRow:
+    """A seat taken at a challenge of three or four, or at an open table."""
+
+    user_id: int
+    name: str
+    accepted: bool
+    """Whether this player has said yes (the host and anyone who joined a table have)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ChallengeRow:
-    """An open or settled challenge."""
+    """An open or settled challenge.
+
+    A challenge between two (``seats`` 2, ``kind`` 'challenge') is its two columns and has no
+    ``seated`` rows. A challenge of three or four (``kind`` 'challenge') and an open table
+    (``kind`` 'table', any size) list their seats in ``seated``, in the order taken (the
+    challenger, or host, first); ``opponent_id`` is then the first one invited (0 at a
+    table)."""
 
     id: int
     guild_id: int
@@ -81,7 +99,7 @@ class ChallengeRow:
     message_id: int | None
     challenger_id: int
     opponent_id: int
-    names: tuple[str, str]
+    names: tuple[str, ...]
     rules: dict[str, Any]
     status: str
     created_at: float
@@ -90,6 +108,20 @@ class ChallengeRow:
     stake_cents: int = 0
     per_card_cents: int = 0
     currency: str = "$"
+    kind: str = "challenge"
+    seats: int = 2
+    """How many seats the game will have."""
+    computer_level: str = "normal"
+    seated: tuple[SeatRow, ...] = ()
+
+    @property
+    def group(self) -> bool:
+        """True for a challenge of three or four or an open table (seats in ``seated``)."""
+        return self.kind == "table" or self.seats > 2
+
+    def seat_of(self, user_id: int) -> SeatRow | None:
+        """The seat ``user_id`` took (or was invited to), or ``None``."""
+        return next((s for s in self.seated if s.user_id == user_id), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +131,9 @@ class GameTerms:
     guild_id: int
     channel_id: int
     """The channel it was challenged in (its thread, if it has one, hangs from it)."""
-    players: tuple[int, int]
-    """The players' user ids, by seat."""
-    names: tuple[str, str]
+    players: tuple[int, ...]
+    """The players' user ids, by seat (two to four)."""
+    names: tuple[str, ...]
     """Their display names when the game started, by seat."""
     vs_computer: bool
     stake_cents: int = 0
@@ -111,7 +143,7 @@ class GameTerms:
     reminder_s: int = 43_200
     """Seconds before the player on turn is reminded."""
     claim_s: int = 259_200
-    """Seconds before the opponent may claim the game."""
+    """Seconds before another player may claim the game from the one on turn."""
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat of ``user_id`` in this game, or ``None`` (a spectator)."""
@@ -159,7 +191,9 @@ class GameRow(GameTerms):
 
 @dataclass(frozen=True, slots=True)
 class GameEntry:
-    """The ledger line of a finished game: the loser (debtor) owes the winner (creditor)."""
+    """A ledger line of a finished game: one loser (debtor) owes the winner (creditor). A
+    game has one per loser (rule 28); a drawn game has lines of 0 with ``winner_id`` ``None``,
+    one per player after the first (see ``stakes.game_entries``)."""
 
     guild_id: int
     game_id: int
@@ -220,7 +254,7 @@ def loads(text: str | None, what: str) -> Any:
         raise StorageError(f"The saved {what} is damaged.") from exc
 
 
-def challenge_row(row: Row) -> ChallengeRow:
+def challenge_row(row: Row, seats: Sequence[Row] = ()) -> ChallengeRow:
     return ChallengeRow(
         id=row["id"],
         guild_id=row["guild_id"],
@@ -237,6 +271,11 @@ def challenge_row(row: Row) -> ChallengeRow:
         stake_cents=int(row["stake_cents"]),
         per_card_cents=int(row["per_card_cents"]),
         currency=str(row["currency"]),
+        kind=str(row["kind"]),
+        seats=int(row["seats"]),
+        computer_level=str(row["computer_level"]),
+        seated=tuple(SeatRow(int(r["user_id"]), str(r["name"]), bool(r["accepted"]))
+                     for r in seats),
     )
 
 
@@ -256,12 +295,18 @@ def game_row(row: Row) -> GameRow:
     state = loads(row["state"], "game")
     if not isinstance(state, dict):
         raise StorageError("The saved game is damaged.")
+    # Seats 2 and 3 exist from migration 7 on; a game of two has them NULL.
+    players = tuple(int(row[f"player{seat}_id"]) for seat in range(4)
+                    if seat < 2 or row[f"player{seat}_id"] is not None)
+    names = _names(row["names"])
+    if len(names) != len(players):
+        raise StorageError("The saved player names are damaged.")
     return GameRow(
         id=row["id"],
         guild_id=row["guild_id"],
         channel_id=row["channel_id"],
-        players=(row["player0_id"], row["player1_id"]),
-        names=_names(row["names"]),
+        players=players,
+        names=names,
         vs_computer=bool(row["vs_computer"]),
         rules=loads(row["rules"], "game terms"),
         state=state,
@@ -308,8 +353,9 @@ def settlement_row(row: Row) -> SettlementRow:
     )
 
 
-def _names(text: str) -> tuple[str, str]:
+def _names(text: str) -> tuple[str, ...]:
     names = loads(text, "player names")
-    if not (isinstance(names, list) and len(names) == 2 and all(isinstance(n, str) for n in names)):
+    if not (isinstance(names, list) and 2 <= len(names) <= 4
+            and all(isinstance(n, str) for n in names)):
         raise StorageError("The saved player names are damaged.")
-    return (names[0], names[1])
+    return tuple(names)

@@ -23,7 +23,8 @@ FACTORIES = (*ui.DYNAMIC_ITEMS, *money.DYNAMIC_ITEMS, *history.DYNAMIC_ITEMS)
 def longest() -> list[discord.ui.DynamicItem[Any]]:
     """One item of each kind, with the longest parts the bot can write."""
     return [
-        ui.ChallengeButton(BIG, "decline"),
+        ui.ChallengeButton(BIG, "decline"), ui.TableButton(BIG, "computer"),
+        ui.TableLevelSelect.build(BIG),
         ui.ShowHandButton(BIG), ui.ClaimButton(BIG), ui.RematchButton(BIG),
         ui.BackButton(BIG), ui.ResignButton(BIG),
         ui.SourceSelect.build(BIG, BIG, []),

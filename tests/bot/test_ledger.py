@@ -94,7 +94,6 @@ async def test_tied_match_pays_nothing(env) -> None:
     live = await staked_game(games, ANN, BOB, rules="kings", target=50)
     from bot.money.stakes import game_entry
 
-    live.match.left = []  # nobody left the match
     live.match.scores = [30, 30]
     live.match.results = []
     live.match.game.result = None

@@ -75,7 +75,7 @@ async def test_a_database_moves_to_postgresql_and_plays_on(tmp_path: Path,
     said: list[str] = []
     await migrate(str(path), postgres_url, said.append)
     text = "\n".join(said)
-    assert "Row counts match in all 12 tables" in text
+    assert "Row counts match in all 13 tables" in text
     assert "All 6 games are the replay of their moves" in text
     assert "balances between two players match" in text and said[-1].startswith("Done")
     old, new = await Storage.open(path), await Storage.open(postgres_url)

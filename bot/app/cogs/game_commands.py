@@ -33,7 +33,16 @@ from bot.storage import ChallengeRow, GuildSettings
 from engine import RuleSet, View
 
 from ..host import Host, Interaction
-from ..ui import Controls, ResignButton, answer, challenge_controls, hand_payload, think
+from ..ui import (
+    Controls,
+    ResignButton,
+    TableLevelSelect,
+    answer,
+    challenge_controls,
+    hand_payload,
+    table_controls,
+    think,
+)
 
 if TYPE_CHECKING:
     from bot.games.game_service import GameService
@@ -60,6 +69,14 @@ LEVEL_CHOICES = [
 RULE_NAMES = ("kings", "classic")
 RULE_CHOICES = [Choice(name="kings (Kings wild, to 50 points)", value="kings"),
                 Choice(name="classic (card-book rules with jokers)", value="classic")]
+
+TABLE_HELP = (
+    "\n**Tables of three or four**\n"
+    "`/challenge opponent opponent2 opponent3` invite two or three people (me among them for a "
+    "computer seat); each accepts · `/table seats` an open table anyone may **Join**; the host "
+    "may **Add computer** and **Start** · `/resign` at a table: you leave, the others play on"
+)
+"""/help's lines on tables (the words of HELP_TEXT stay the pictures-and-words module's)."""
 
 PASS_TOKEN = "pass"
 """The value of the autocomplete hint offered when only passing is possible."""
@@ -125,14 +142,18 @@ class GamesCog(commands.Cog):
                            per_card="Paid per card of the winning margin, e.g. 0.05",
                            target="Play a match to this many points (kings: 50; classic: "
                                   "one game)",
-                           level="Against me (the computer): easy, normal or hard (default normal)")
+                           level="Against me (the computer): easy, normal or hard (default normal)",
+                           opponent2="A third player, for a table of three (me for a computer "
+                                     "seat)",
+                           opponent3="A fourth player, for a table of four")
     @app_commands.choices(rules=RULE_CHOICES, level=LEVEL_CHOICES)
     @app_commands.guild_only()
     async def challenge(
         self, interaction: Interaction, opponent: discord.Member,
         rules: str | None = None, stake: str | None = None,
         per_card: str | None = None, target: app_commands.Range[int, 1, 1000] | None = None,
-        level: str | None = None,
+        level: str | None = None, opponent2: discord.Member | None = None,
+        opponent3: discord.Member | None = None,
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         rules = _one_of(rules, RULE_NAMES, "rule set")
@@ -141,6 +162,18 @@ class GamesCog(commands.Cog):
         me = interaction.user
         settings = await self.service.settings(interaction.guild_id)
         rule_name = rules or settings.default_rules
+        others = [m for m in (opponent, opponent2, opponent3) if m is not None]
+        if len(others) > 1:
+            people = [m for m in others if m.id != self.bot.computer_id]
+            stakes = self.bot.ledger.stakes(settings, rule_name, stake, per_card) \
+                if people else (0, 0)
+            group = await self.service.challenge_group(
+                guild_id=interaction.guild_id, channel_id=interaction.channel_id,
+                host=(me.id, me.display_name),
+                invited=[(m.id, m.display_name, m.bot) for m in others], rules_name=rules,
+                stakes=stakes, target=target, level=level or "normal")
+            await self._post_challenge(interaction, group, settings.points_only)
+            return
         if opponent.id == self.bot.computer_id and stake is None and per_card is None:
             stakes = (0, 0)
         else:
@@ -177,6 +210,18 @@ class GamesCog(commands.Cog):
         row = result
         terms = _terms(RuleSet.from_dict(row.rules)) + " · " + self.bot.ledger.terms(
             row.stake_cents, row.per_card_cents, row.currency, points_only)
+        if row.group:
+            waiting = [s.user_id for s in row.seated if not s.accepted]
+            mentions = {"content": " ".join(f"<@{u}>" for u in waiting)} if waiting else {}
+            message = await answer(
+                interaction, private=False, **mentions,
+                embed=self._group_embed(row, terms),
+                view=(table_controls(row.id) if row.kind == "table"
+                      else challenge_controls(row.id)),
+                allowed_mentions=discord.AllowedMentions(
+                    users=[discord.Object(u) for u in waiting]))
+            await self.service.set_challenge_message(row.id, message.id)
+            return
         embed = discord.Embed(
             title="A challenge!",
             description=(f"{me.mention} challenges <@{row.opponent_id}> to Spite & Malice.\n"
@@ -196,8 +241,9 @@ class GamesCog(commands.Cog):
         await think(interaction, private=False)
         live = await self.service.game(game_id)
         seat = self.service.seat(live, interaction.user.id)
-        result = await self.service.rematch(game_id, interaction.user.id,
-                                            (live.names[seat], live.names[1 - seat]))
+        names = (live.names[seat], live.names[1 - seat]) if len(live.names) == 2 else \
+            (live.names[seat], "")
+        result = await self.service.rematch(game_id, interaction.user.id, names)
         settings = await self.service.settings(live.terms.guild_id)
         await self._post_challenge(interaction, result, settings.points_only)
 
@@ -209,6 +255,9 @@ class GamesCog(commands.Cog):
         user = interaction.user.id
         live: LiveGame | None = None
         try:
+            if (await self.service.get_challenge(challenge_id)).group:
+                await self._group_button(interaction, challenge_id, action)
+                return
             if action == "accept":
                 row, live = await self.service.accept(challenge_id, user)
                 text = f"✅ <@{row.opponent_id}> accepted: game on! The board is below."
@@ -236,6 +285,172 @@ class GamesCog(commands.Cog):
             view=challenge_controls(challenge_id, disabled=True),
             allowed_mentions=discord.AllowedMentions.none(),
         )
+
+    # ------------------------------------------------------------------ tables of 3 or 4
+
+    def _group_embed(self, row: ChallengeRow, terms: str | None = None,
+                     status: str | None = None) -> discord.Embed:
+        """A challenge of three or four, or an open table: its terms and its seats."""
+        if terms is None:
+            terms = _terms(RuleSet.from_dict(row.rules)) + " · " + self.bot.ledger.terms(
+                row.stake_cents, row.per_card_cents, row.currency)
+        lines = []
+        for n in range(row.seats):
+            if n < len(row.seated):
+                seat = row.seated[n]
+                who = (f"the computer ({row.computer_level})"
+                       if seat.user_id == self.bot.computer_id else f"<@{seat.user_id}>")
+                mark = "✅" if seat.accepted else "⏳ invited"
+                host = " (host)" if n == 0 else ""
+                lines.append(f"{n + 1}. {who}{host} {mark}")
+            else:
+                lines.append(f"{n + 1}. — free —")
+        if row.kind == "table":
+            title = f"An open table for {row.seats}!"
+            head = (f"<@{row.challenger_id}> is looking for players. Press **Join** to sit "
+                    "down; it starts when the table is full, or when the host presses "
+                    "**Start**.")
+        else:
+            title = f"A challenge for {row.seats}!"
+            head = (f"<@{row.challenger_id}> challenges "
+                    + ", ".join(f"<@{s.user_id}>" for s in row.seated[1:]
+                                if s.user_id != self.bot.computer_id)
+                    + " to Spite & Malice. Everyone must accept.")
+        tail = status or f"Expires <t:{int(row.expires_at)}:R>."
+        return discord.Embed(
+            title=title, colour=0xF5C542,
+            description=f"{head}\n**Terms:** {terms}\n**Seats:**\n" + "\n".join(lines)
+                        + f"\n{tail}")
+
+    async def _group_button(self, interaction: Interaction, challenge_id: int, action: str
+                            ) -> None:
+        """A click on a challenge of three or four (the message is deferred already)."""
+        user = interaction.user.id
+        live: LiveGame | None = None
+        controls = challenge_controls(challenge_id)
+        try:
+            if action == "accept":
+                row, live = await self.service.accept_seat(challenge_id, user)
+                text = f"<@{user}> accepted." if live is None else None
+            elif action == "decline":
+                row = await self.service.decline(challenge_id, user)
+                text = f"<@{user}> declined: the challenge is off."
+            else:
+                row = await self.service.cancel(challenge_id, user)
+                text = f"<@{row.challenger_id}> withdrew the challenge."
+        except ChallengeExpired:
+            await interaction.edit_original_response(
+                content=EXPIRED, embed=None, view=challenge_controls(challenge_id, disabled=True))
+            raise
+        status = None
+        if live is not None or row.status != "open":
+            controls = challenge_controls(challenge_id, disabled=True)
+            status = {"accepted": "**Accepted by everyone.**", "declined": "**Declined.**",
+                      "cancelled": "**Withdrawn.**"}.get(row.status, "")
+        if live is not None:
+            assert interaction.message is not None
+            text = await self._started_text(live, interaction.message.id)
+        await interaction.edit_original_response(
+            content=text, embed=self._group_embed(row, status=status), view=controls,
+            allowed_mentions=discord.AllowedMentions.none())
+
+    async def _started_text(self, live: LiveGame, origin_message_id: int) -> str:
+        thread = await self.bot.game_started(live, origin_message_id=origin_message_id)
+        people = " ".join(f"<@{u}>" for u in live.players if u != self.bot.computer_id)
+        where = f"in <#{thread}>" if thread is not None else "below"
+        return f"✅ {people}: game on {where}!"
+
+    @app_commands.command(name="table", description="Post an open table anyone may join "
+                                                    "(two to four seats).")
+    @app_commands.describe(rules="Rule set (default: this server's)",
+                           seats="How many players (2 to 4; default 4)",
+                           stake="Paid by each loser to the winner, e.g. 0.50",
+                           per_card="Paid per card of each loser's margin, e.g. 0.05",
+                           target="Play a match to this many points (kings: 50; classic: "
+                                  "one game)")
+    @app_commands.choices(rules=RULE_CHOICES)
+    @app_commands.guild_only()
+    async def table(
+        self, interaction: Interaction, rules: str | None = None,
+        seats: app_commands.Range[int, 2, 4] = 4, stake: str | None = None,
+        per_card: str | None = None, target: app_commands.Range[int, 1, 1000] | None = None,
+    ) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        rules = _one_of(rules, RULE_NAMES, "rule set")
+        _within(seats, 2, 4, "number of seats")
+        await think(interaction, private=False)
+        me = interaction.user
+        settings = await self.service.settings(interaction.guild_id)
+        stakes = self.bot.ledger.stakes(settings, rules or settings.default_rules, stake,
+                                        per_card)
+        row = await self.service.open_table(
+            guild_id=interaction.guild_id, channel_id=interaction.channel_id,
+            host=(me.id, me.display_name), seats=seats, rules_name=rules, stakes=stakes,
+            target=target)
+        await self._post_challenge(interaction, row, settings.points_only)
+
+    async def on_table_button(self, interaction: Interaction, table_id: int, action: str
+                              ) -> None:
+        """Join, Leave, Add computer or Start (called by the table's buttons)."""
+        user = interaction.user
+        if action == "computer":
+            row = await self.service.get_challenge(table_id)
+            if user.id != row.challenger_id:
+                raise UserError("Only the host of the table can add the computer.")
+            if row.status != "open":
+                raise UserError("This table is no longer open.")
+            view = Controls()
+            view.add_item(TableLevelSelect.build(table_id))
+            await interaction.response.send_message(
+                "Which level should the computer play at?", view=view, ephemeral=True)
+            return
+        await interaction.response.defer()
+        live: LiveGame | None = None
+        try:
+            if action == "join":
+                row, live = await self.service.join_table(table_id, user.id, user.display_name)
+            elif action == "leave":
+                row = await self.service.leave_table(table_id, user.id)
+            else:
+                row, live = await self.service.start_table(table_id, user.id)
+        except ChallengeExpired:
+            await interaction.edit_original_response(
+                content=EXPIRED, embed=None, view=table_controls(table_id, disabled=True))
+            raise
+        assert interaction.message is not None
+        await self._show_table(row, live, interaction.message.id,
+                               interaction.edit_original_response)
+
+    async def on_table_level(self, interaction: Interaction, table_id: int, level: str) -> None:
+        """The host chose the computer's level (on his private menu): it sits down."""
+        await interaction.response.defer()
+        level = _one_of(level, LEVELS, "level") or "normal"
+        row, live = await self.service.add_computer(table_id, interaction.user.id, level)
+        await interaction.edit_original_response(
+            content=f"The computer ({level}) has taken a seat.", view=None)
+        if row.message_id is None:
+            return
+        message = self.bot.get_partial_messageable(row.channel_id).get_partial_message(
+            row.message_id)
+        await self._show_table(row, live, row.message_id, message.edit)
+
+    async def _show_table(self, row: ChallengeRow, live: LiveGame | None, message_id: int,
+                          edit: Any) -> None:
+        """Bring the table's message up to date (``edit`` edits it); a game begun opens its
+        thread from it."""
+        text = None
+        controls = table_controls(row.id)
+        status = None
+        if live is not None:
+            text = await self._started_text(live, message_id)
+            controls = table_controls(row.id, disabled=True)
+            status = "**Started.**"
+        elif row.status != "open":
+            text = f"<@{row.challenger_id}> closed the table."
+            controls = table_controls(row.id, disabled=True)
+            status = "**Closed.**"
+        await edit(content=text, embed=self._group_embed(row, status=status), view=controls,
+                   allowed_mentions=discord.AllowedMentions.none())
 
     # ------------------------------------------------------------------ playing
 
@@ -339,10 +554,15 @@ class GamesCog(commands.Cog):
             raise UserError("This game is over.")
         view = Controls()
         view.add_item(ResignButton(live.id))
-        other = live.names[1 - self.service.seat(live, interaction.user.id)]
-        await answer(interaction, private=True,
-                     content=f"Really give up your game against {other}? This can't be undone.",
-                     view=view)
+        seat = self.service.seat(live, interaction.user.id)
+        if len(live.names) == 2:
+            content = (f"Really give up your game against {live.names[1 - seat]}? This can't "
+                       "be undone.")
+        else:
+            others = ", ".join(n for s, n in enumerate(live.names) if s != seat)
+            content = (f"Really leave your game with {others}? You lose with the cards left "
+                       "in your pay-off pile, and the others play on. This can't be undone.")
+        await answer(interaction, private=True, content=content, view=view)
 
     @app_commands.command(name="board", description="Post the board of your game again.")
     @app_commands.describe(game="Which game (if several)")
@@ -373,7 +593,8 @@ class GamesCog(commands.Cog):
                      f"{live.board_message_id}" if live.board_message_id
                      else f"<#{live.board_channel_id}>")
             rules = self.service.facts(live).rules.name
-            lines.append(f"**#{live.id}** {rules} vs {live.names[1 - seat]} · "
+            others = ", ".join(n for s, n in enumerate(live.names) if s != seat)
+            lines.append(f"**#{live.id}** {rules} vs {others} · "
                          f"{turn} · {where}")
         await answer(interaction, private=True, content="\n".join(lines))
 
@@ -393,7 +614,7 @@ class GamesCog(commands.Cog):
 
     @app_commands.command(name="help", description="The commands in one screen.")
     async def help(self, interaction: Interaction) -> None:
-        await interaction.response.send_message(HELP_TEXT, ephemeral=True)
+        await interaction.response.send_message(HELP_TEXT + TABLE_HELP, ephemeral=True)
 
     @app_commands.command(name="settings", description="This server's settings (Manage Server "
                                                        "may change them).")

@@ -313,8 +313,9 @@ def history_payload(page: HistoryPage, reader: int) -> dict[str, Any]:
         kind = e.rules + (f" to {e.target}" if e.target is not None else "")
         result = {"won": "**won**", "lost": "**lost**", "tie": "**tie**"}[e.outcome]
         games = f" in {plural(e.games, 'game')}" if e.target is not None else ""
-        lines.append(f"`#{e.game_id}` <t:{int(e.finished_at)}:d> · {kind} vs "
-                     f"{e.opponent[:32]}: {result} {e.scores[0]}–{e.scores[1]}{games} "
+        table = f" · {e.players} players" if e.players > 2 else ""
+        lines.append(f"`#{e.game_id}` <t:{int(e.finished_at)}:d> · {kind}{table} vs "
+                     f"{e.opponent[:48]}: {result} {e.scores[0]}–{e.scores[1]}{games} "
                      f"({e.how})" + (" · voided, it counts for nothing" if e.voided else ""))
     lines.append("Replay one with `/replay game:N`, or from the menu below.")
     view = Controls()
