@@ -897,16 +897,18 @@ class GameService:
 
     async def set_board(self, live: LiveGame, message_id: int, key_turn: int,
                         version: int) -> None:
-        """Remember the board message of the current turn and the version it shows."""
+        """Remember the board message of the current turn and the version it shows (saved
+        first: what is in memory must never be ahead of the database, or a try again after a
+        failed save would take the board for saved)."""
+        await self.storage.set_board(live.id, message_id, key_turn, version)
         live.board_message_id = message_id
         live.board_turn = key_turn
         live.board_version = version
-        await self.storage.set_board(live.id, message_id, key_turn, version)
 
     async def set_board_version(self, live: LiveGame, version: int) -> None:
         """Note that the board message (edited) now shows ``version``."""
-        live.board_version = max(version, live.board_version or 0)
         await self.storage.set_board_version(live.id, version)
+        live.board_version = max(version, live.board_version or 0)
 
     async def boards_behind(self) -> list[int]:
         """Games whose public board doesn't show their saved version (of this process's
@@ -915,13 +917,13 @@ class GameService:
 
     async def set_thread(self, live: LiveGame, thread_id: int) -> None:
         """The game is played in a thread of its own from now on."""
-        live.thread_id = thread_id
         await self.storage.set_thread(live.id, thread_id)
+        live.thread_id = thread_id
 
     async def set_result_message(self, live: LiveGame, message_id: int) -> None:
         """The result was announced (so it is announced once, across restarts)."""
-        live.result_message_id = message_id
         await self.storage.set_result_message(live.id, message_id)
+        live.result_message_id = message_id
 
     async def results_unannounced(self) -> list[int]:
         """Finished games whose result was never announced (of this process's servers)."""
@@ -970,13 +972,15 @@ class GameService:
     async def set_claim_offered(self, live: LiveGame) -> None:
         """Note that the opponent was offered a claim (so it is offered once per turn, across
         restarts)."""
-        live.claim_offered_at = self.clock()
-        await self.storage.set_claim_offered(live.id, live.claim_offered_at)
+        now = self.clock()
+        await self.storage.set_claim_offered(live.id, now)
+        live.claim_offered_at = now
 
     async def set_reminded(self, live: LiveGame) -> None:
         """Note a reminder was sent."""
-        live.reminded_at = self.clock()
-        await self.storage.set_reminded(live.id, live.reminded_at)
+        now = self.clock()
+        await self.storage.set_reminded(live.id, now)
+        live.reminded_at = now
 
     def forget_finished(self, keep: Callable[[int], bool] = lambda game_id: False) -> int:
         """Drop finished games (and their locks and computer players) from memory, except those

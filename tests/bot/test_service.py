@@ -147,6 +147,34 @@ async def test_failed_save_changes_nothing(env, monkeypatch) -> None:
     assert again.match.to_dict() == before  # reloaded from the database
 
 
+async def test_what_the_bot_posted_is_remembered_only_once_saved(env, monkeypatch) -> None:
+    # A board, a result, a thread, a reminder or a claim offer is noted in memory only after
+    # the database has it: a failed save leaves the game as it was, so the try again (with the
+    # same nonce) posts and saves it, rather than taking it for saved.
+    from bot.storage import DatabaseUnavailable
+
+    service, _, _ = env
+    live = await _challenge(service)
+    before = (live.board_message_id, live.board_turn, live.board_version, live.thread_id,
+              live.result_message_id, live.claim_offered_at, live.reminded_at)
+
+    async def away(*args, **kwargs):
+        raise DatabaseUnavailable("the database server is not answering")
+
+    calls = [("set_board", (live, 5, 1, 1)), ("set_board_version", (live, 3)),
+             ("set_thread", (live, 7)), ("set_result_message", (live, 9)),
+             ("set_claim_offered", (live,)), ("set_reminded", (live,))]
+    for name, args in calls:
+        monkeypatch.setattr(service.storage, name, away)
+        with pytest.raises(DatabaseUnavailable):
+            await getattr(service, name)(*args)
+    assert (live.board_message_id, live.board_turn, live.board_version, live.thread_id,
+            live.result_message_id, live.claim_offered_at, live.reminded_at) == before
+    monkeypatch.undo()
+    await service.set_result_message(live, 9)
+    assert live.result_message_id == 9
+
+
 async def test_computer_game_plays_itself_legally(env) -> None:
     service, _, _ = env
     live = await service.challenge(guild_id=1, channel_id=10, challenger_id=ANN, opponent_id=BOT,
