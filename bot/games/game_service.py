@@ -23,7 +23,7 @@ from typing import Any
 
 from bot.failures import FailureLog
 from bot.money.stakes import game_entries
-from bot.pictures.text import DB_DOWN, describe_events, describe_history
+from bot.pictures.text import DB_DOWN, SAVED_DB_AWAY, describe_events, describe_history
 from bot.shards import ShardSet
 from bot.storage import (
     ChallengeRow,
@@ -347,6 +347,7 @@ class GameService:
             )
             if game_id is None:
                 raise UserError("This challenge is no longer open.")
+            saved_here.set(True)
             live = await self._load(game_id)
             return row, live
 
@@ -623,7 +624,9 @@ class GameService:
             row = await self.storage.get_game(game_id)
         except DatabaseUnavailable as exc:
             self.failures.failed("database", "game %s couldn't be read: %s", game_id, exc)
-            raise UserError(DB_DOWN) from None
+            # A game this interaction has just saved (a challenge accepted) is not "nothing
+            # changed".
+            raise UserError(SAVED_DB_AWAY if saved_here.get() else DB_DOWN) from None
         except StorageError as exc:
             log.error("game %s: damaged row: %s", game_id, exc)
             raise UserError("This game's saved record is damaged, so it can't be played. "

@@ -74,6 +74,10 @@ SAVED_NOT_SHOWN = ("✅ That was saved, but I couldn't show it here just now (Di
                    "on.")
 """The apology for a failure after a move (or a new game) was saved: it did happen."""
 
+SAVED_DB_AWAY = ("✅ That was saved, but the database stopped answering before I could show it: "
+                 "the board shows it once the database is back.")
+"""The answer when a move or a new game was saved and the database went away just after."""
+
 DB_DOWN = ("⏳ The database is not answering, so nothing was changed. Please try again in a "
            "moment.")
 """The answer while the database is down, unreachable, full or read-only."""

@@ -175,6 +175,28 @@ async def test_what_the_bot_posted_is_remembered_only_once_saved(env, monkeypatc
     assert live.result_message_id == 9
 
 
+async def test_an_accepted_challenge_is_never_called_unchanged(env, monkeypatch) -> None:
+    # The game is saved with the acceptance; if the database goes away before it can be read
+    # back, the answer says it was saved (not "nothing was changed").
+    import contextvars
+
+    from bot.storage import DatabaseUnavailable
+
+    service, _, _ = env
+    row = await service.challenge(guild_id=1, channel_id=10, challenger_id=ANN, opponent_id=BOB,
+                                  opponent_is_bot=False, rules_name="kings", names=("Ann", "Bob"))
+
+    async def away(*args, **kwargs):
+        raise DatabaseUnavailable("the database server is not answering")
+
+    monkeypatch.setattr(service.storage, "get_game", away)
+    with pytest.raises(UserError, match="That was saved"):
+        # In a context of its own, as each interaction has.
+        await contextvars.copy_context().run(asyncio.ensure_future, service.accept(row.id, BOB))
+    monkeypatch.undo()
+    assert (await service.storage.get_challenge(row.id)).status == "accepted"
+
+
 async def test_computer_game_plays_itself_legally(env) -> None:
     service, _, _ = env
     live = await service.challenge(guild_id=1, channel_id=10, challenger_id=ANN, opponent_id=BOT,
