@@ -65,12 +65,12 @@ __all__ = ["ShardedSpiteBot", "SpiteBot", "SpiteTree", "apply_endpoints", "new_b
 log = logging.getLogger(__name__)
 
 INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-")
+"""Names of the tasks discord.py runs interaction handlers in (awaited when stopping)."""
 
 STOP_SECONDS = 8.0
 """How long a clean stop waits, in all, for running interactions and pending boards: Docker
 kills a container 10 s after its SIGTERM unless told otherwise. A board not drawn by then is
 drawn at the next start (``BoardPublisher.repair_boards``), so only a moment is lost."""
-"""Names of the tasks discord.py runs interaction handlers in (awaited when stopping)."""
 
 
 THREAD_TIMEOUT = 10.0
