@@ -92,6 +92,10 @@ async def check_result(world: World, rules: str, stake: int, per_card: int) -> N
     live = live_game(world)
     match = live.match
     computer = world.bot.computer_id
+    # Turn pings go to the player on turn only: a board mentions one person at most (the
+    # last one, at the end, names who owes whom).
+    for board in world.boards()[:-1]:
+        assert len(set(re.findall(r"<@(\d+)>", board.content or ""))) <= 1, board.content
     results = [m for m in world.in_channel() if "🏁" in m.text()]
     assert len(results) == 1, "the result is announced once, in the channel"
     text = results[0].content
