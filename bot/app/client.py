@@ -64,8 +64,9 @@ __all__ = ["ShardedSpiteBot", "SpiteBot", "SpiteTree", "apply_endpoints", "new_b
 
 log = logging.getLogger(__name__)
 
-INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-")
-"""Names of the tasks discord.py runs interaction handlers in (awaited when stopping)."""
+INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-", "discord.py: on_interaction")
+"""Names of the tasks discord.py runs interaction handlers in (awaited when stopping): commands,
+buttons and menus, and ``on_interaction`` (the answer to a click no item claimed)."""
 
 STOP_SECONDS = 8.0
 """How long a clean stop waits, in all, for running interactions and pending boards: Docker
