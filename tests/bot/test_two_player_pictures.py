@@ -1,22 +1,30 @@
 """Two-player pictures and words stay exactly what they were before tables of three or four.
 
 ``data/two_player_picture_pins.json`` was recorded by the renderer and the text module as they
-were before seats beyond two were drawn (commit e99b37b): the SHA-256 of every board and hand
-PNG of 48 seeded positions of both rule sets and of a few hand-made ones (long side stacks,
-wild cards, each kind of result), and of the words beside them (board fields, event lines,
-result sentences, turn summaries, result announcements). Two-player boards must stay
-byte-identical; the pins would move with a new Pillow or FreeType (the fonts are bundled), and
-then only with them: record them again with ``python -m tests.bot.test_two_player_pictures``.
+were before seats beyond two were drawn (commit e99b37b): the SHA-256 of the pixels of every
+board and hand of 48 seeded positions of both rule sets and of a few hand-made ones (long side
+stacks, wild cards, each kind of result), and of the words beside them (board fields, event
+lines, result sentences, turn summaries, result announcements). Two-player boards must stay
+pixel-identical.
+
+The pins hash the decoded picture (mode, size, palette, pixels), not the PNG's bytes: ISA-L
+chooses its deflate code by the CPU's instruction set, and a CI run on another machine gave
+other bytes for three hands whose pixels were right. The pins would move with a new Pillow or
+FreeType (the fonts are bundled), and then only with them: record them again with
+``python -m tests.bot.test_two_player_pictures``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import json
 import sys
 from pathlib import Path
 from typing import Any
+
+from PIL import Image
 
 from bot.bench.commands import positions
 from bot.pictures import text
@@ -43,22 +51,30 @@ def _sha(data: bytes | str) -> str:
     return hashlib.sha256(data if isinstance(data, bytes) else data.encode()).hexdigest()
 
 
+def _pixels(png: bytes) -> str:
+    """The SHA-256 of a PNG's picture: its size, palette and pixels, whatever the deflate."""
+    with Image.open(io.BytesIO(png)) as image:
+        image.load()
+        head = f"{image.mode} {image.size} ".encode() + bytes(image.getpalette() or ())
+        return _sha(head + image.tobytes())
+
+
 def _pictures() -> dict[str, str]:
     out: dict[str, str] = {}
     for i, (pub, mine, info) in enumerate(positions(48, seed=3)):
-        out[f"board {i}"] = _sha(render_board(pub, info))
-        out[f"hand {i}"] = _sha(render_hand(mine, info))
+        out[f"board {i}"] = _pixels(render_board(pub, info))
+        out[f"hand {i}"] = _pixels(render_hand(mine, info))
     from tests.bot.test_render import ace_due_everywhere, long_stacks
 
     game = long_stacks()
-    out["long board"] = _sha(render_board(game.public_view(), INFO))
-    out["long hand"] = _sha(render_hand(game.view(0), INFO))
-    out["long hand 1"] = _sha(render_hand(game.view(1), INFO))
-    out["ace hand"] = _sha(render_hand(ace_due_everywhere().view(0), INFO))
+    out["long board"] = _pixels(render_board(game.public_view(), INFO))
+    out["long hand"] = _pixels(render_hand(game.view(0), INFO))
+    out["long hand 1"] = _pixels(render_hand(game.view(1), INFO))
+    out["ace hand"] = _pixels(render_hand(ace_due_everywhere().view(0), INFO))
     for k, result in enumerate(RESULTS):
         over = dataclasses.replace(game.public_view(), result=result)
-        out[f"result board {k}"] = _sha(render_board(over, INFO))
-        out[f"result hand {k}"] = _sha(render_hand(dataclasses.replace(game.view(0),
+        out[f"result board {k}"] = _pixels(render_board(over, INFO))
+        out[f"result hand {k}"] = _pixels(render_hand(dataclasses.replace(game.view(0),
                                                                        result=result), INFO))
     return out
 
