@@ -7,11 +7,13 @@ to know whose turn it is, as the players would from the board)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
 import pytest
 
+from bot.sandbox.faults import Fault
 from bot.sandbox.models import FakeMessage
 
 from .conftest import World, select_options
@@ -377,3 +379,57 @@ async def test_an_open_table_expires_like_a_challenge(world: World, no_error_log
     reply = await (await fake.click(carol, table, join, force=True)).settled()
     assert reply.ephemeral and "no longer open" in reply.content, reply.content
     assert world.boards() == []
+
+
+async def test_five_joins_at_once_for_the_last_seat_seat_one_and_the_table_shows_started(
+        world: World, no_error_logs) -> None:
+    """Five people press Join on the last free seat at the same moment: exactly one sits, the
+    four others are told privately, and the table's message ends showing the game started
+    (an edit made for an earlier click must not land last and show it open again)."""
+    fake = world.fake
+    others = [fake.add_member(world.guild, name)
+              for name in ("carol", "dave", "erin", "frank", "gina")]
+    for _ in range(3):
+        table = await (await fake.slash(world.alice, world.channel, "table", seats=3)).message()
+        join = next(c for c in table.custom_ids() if c.endswith(":join"))
+        await (await fake.click(world.bob, table, join)).settled()
+        clicks = await asyncio.gather(*(fake.click(u, table, join) for u in others))
+        await asyncio.gather(*(c.settled() for c in clicks))
+        await world.settle()
+        # (A click's own answer is its private follow-up; the table's edits are shared.)
+        refused = [c.followups[0] for c in clicks if c.followups]
+        assert len(refused) == 4, [r.content for r in refused]
+        assert all(r.ephemeral and ("already started" in r.content or "no longer" in r.content
+                                    or "full" in r.content) for r in refused), \
+            [r.content for r in refused]
+        live = live_game(world)
+        seated = [u for u in others if u.id in live.players]
+        assert len(seated) == 1 and live.players[:2] == (world.alice.id, world.bob.id)
+        assert "game on" in table.content, table.content
+        assert "Started" in table.text() and all(b.get("disabled") for b in table.buttons())
+        assert f"<@{seated[0].id}>" in table.text()
+
+
+async def test_a_late_edit_for_an_earlier_join_does_not_show_a_started_table_open(
+        world: World, no_error_logs) -> None:
+    """Carol takes the third seat of four and Dave the last at once; the edit of the table made
+    for Carol's click is slow to reach Discord and lands after the one that started the game.
+    The table must end showing the game started, its buttons off."""
+    fake = world.fake
+    carol = fake.add_member(world.guild, "carol")
+    dave = fake.add_member(world.guild, "dave")
+    table = await (await fake.slash(world.alice, world.channel, "table", seats=4)).message()
+    join = next(c for c in table.custom_ids() if c.endswith(":join"))
+    await (await fake.click(world.bob, table, join)).settled()
+    fake.faults.script("followup_edit", Fault.slow(1.0))
+    first = await fake.click(carol, table, join)
+    await asyncio.sleep(0.2)  # Carol's click is handled and its edit is on its (slow) way
+    second = await fake.click(dave, table, join)
+    await asyncio.gather(first.settled(timeout=10), second.settled(timeout=10))
+    await fake.wait_for(lambda: not fake.faults._rules, timeout=10, description="slow edit")
+    await asyncio.sleep(1.2)
+    await world.settle()
+    assert len(live_game(world).players) == 4
+    assert "game on" in table.content, table.content
+    assert "Started" in table.text() and all(b.get("disabled") for b in table.buttons()), \
+        table.text()

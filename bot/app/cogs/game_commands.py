@@ -9,7 +9,10 @@ private reply through the tree's error handler (see ``client.SpiteTree``), which
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -128,6 +131,9 @@ class GamesCog(commands.Cog):
 
     def __init__(self, bot: Host) -> None:
         self.bot = bot
+        # Per challenge or table of three or four: its message's lock, and how many clicks
+        # hold or wait for it.
+        self._message_edits: dict[int, tuple[asyncio.Lock, int]] = {}
 
     @property
     def service(self) -> GameService:
@@ -322,6 +328,32 @@ class GamesCog(commands.Cog):
             description=f"{head}\n**Terms:** {terms}\n**Seats:**\n" + "\n".join(lines)
                         + f"\n{tail}")
 
+    @contextlib.asynccontextmanager
+    async def _editing(self, challenge_id: int) -> AsyncIterator[None]:
+        """One click at a time edits a group challenge's or a table's message, so that the edit
+        made for an earlier click (slow to reach Discord, say) can't land after the one that
+        started the game and show it open again."""
+        lock, users = self._message_edits.get(challenge_id, (asyncio.Lock(), 0))
+        self._message_edits[challenge_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._message_edits[challenge_id]
+            if users == 1:
+                del self._message_edits[challenge_id]
+            else:
+                self._message_edits[challenge_id] = (lock, users - 1)
+
+    async def _latest(self, row: ChallengeRow, live: LiveGame | None) -> ChallengeRow | None:
+        """The row to show for a click that didn't start the game (called while editing): as
+        the database has it now, or None once the game has begun (the click that began it
+        shows that)."""
+        if live is not None:
+            return row
+        latest = await self.service.get_challenge(row.id)
+        return None if latest.status == "accepted" else latest
+
     async def _group_button(self, interaction: Interaction, challenge_id: int, action: str
                             ) -> None:
         """A click on a challenge of three or four (the message is deferred already)."""
@@ -342,17 +374,22 @@ class GamesCog(commands.Cog):
             await interaction.edit_original_response(
                 content=EXPIRED, embed=None, view=challenge_controls(challenge_id, disabled=True))
             raise
-        status = None
-        if live is not None or row.status != "open":
-            controls = challenge_controls(challenge_id, disabled=True)
-            status = {"accepted": "**Accepted by everyone.**", "declined": "**Declined.**",
-                      "cancelled": "**Withdrawn.**"}.get(row.status, "")
-        if live is not None:
-            assert interaction.message is not None
-            text = await self._started_text(live, interaction.message.id)
-        await interaction.edit_original_response(
-            content=text, embed=self._group_embed(row, status=status), view=controls,
-            allowed_mentions=discord.AllowedMentions.none())
+        async with self._editing(challenge_id):
+            latest = await self._latest(row, live)
+            if latest is None:
+                return
+            row = latest
+            status = None
+            if live is not None or row.status != "open":
+                controls = challenge_controls(challenge_id, disabled=True)
+                status = {"accepted": "**Accepted by everyone.**", "declined": "**Declined.**",
+                          "cancelled": "**Withdrawn.**"}.get(row.status, "")
+            if live is not None:
+                assert interaction.message is not None
+                text = await self._started_text(live, interaction.message.id)
+            await interaction.edit_original_response(
+                content=text, embed=self._group_embed(row, status=status), view=controls,
+                allowed_mentions=discord.AllowedMentions.none())
 
     async def _started_text(self, live: LiveGame, origin_message_id: int) -> str:
         thread = await self.bot.game_started(live, origin_message_id=origin_message_id)
@@ -438,19 +475,24 @@ class GamesCog(commands.Cog):
                           edit: Any) -> None:
         """Bring the table's message up to date (``edit`` edits it); a game begun opens its
         thread from it."""
-        text = None
-        controls = table_controls(row.id)
-        status = None
-        if live is not None:
-            text = await self._started_text(live, message_id)
-            controls = table_controls(row.id, disabled=True)
-            status = "**Started.**"
-        elif row.status != "open":
-            text = f"<@{row.challenger_id}> closed the table."
-            controls = table_controls(row.id, disabled=True)
-            status = "**Closed.**"
-        await edit(content=text, embed=self._group_embed(row, status=status), view=controls,
-                   allowed_mentions=discord.AllowedMentions.none())
+        async with self._editing(row.id):
+            latest = await self._latest(row, live)
+            if latest is None:
+                return
+            row = latest
+            text = None
+            controls = table_controls(row.id)
+            status = None
+            if live is not None:
+                text = await self._started_text(live, message_id)
+                controls = table_controls(row.id, disabled=True)
+                status = "**Started.**"
+            elif row.status != "open":
+                text = f"<@{row.challenger_id}> closed the table."
+                controls = table_controls(row.id, disabled=True)
+                status = "**Closed.**"
+            await edit(content=text, embed=self._group_embed(row, status=status),
+                       view=controls, allowed_mentions=discord.AllowedMentions.none())
 
     # ------------------------------------------------------------------ playing
 
