@@ -241,3 +241,26 @@ async def test_a_failing_command_apologises_privately_after_its_defer(
     assert reply.ephemeral and reply.content == SORRY
     assert not any(m.loading for m in world.public() if not m.deleted)
     assert len([r for r in no_error_logs.records if r.levelno >= logging.ERROR]) == 1
+
+
+async def test_play_suggestions_come_in_time_or_not_at_all_when_the_database_is_slow(
+        world: World, no_error_logs: ErrorLogGuard, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Autocomplete can't be deferred: Discord takes suggestions for 3 s. With the game slow
+    to find, /play's card option gets no suggestions in time rather than a late answer."""
+    await start_challenge(world, "classic")
+    assert world.bot is not None
+    live = live_game(world)
+    user = world.alice if live.on_turn == world.alice.id else world.bob
+    assert await world.fake.autocomplete(user, world.channel, "play", "card", "")
+    service = world.bot.service
+    real = service.find_game
+
+    async def slow(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(10)  # a database that has stopped answering
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(service, "find_game", slow)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    choices = await world.fake.autocomplete(user, world.channel, "play", "card", "")
+    assert choices == [] and loop.time() - started < 3

@@ -433,3 +433,64 @@ async def test_a_late_edit_for_an_earlier_join_does_not_show_a_started_table_ope
     assert "game on" in table.content, table.content
     assert "Started" in table.text() and all(b.get("disabled") for b in table.buttons()), \
         table.text()
+
+
+async def test_the_host_adds_the_computer_from_a_private_level_menu(
+        world: World, no_error_logs) -> None:
+    fake = world.fake
+    assert world.bot is not None
+    table = await (await fake.slash(world.alice, world.channel, "table", seats=3)).message()
+    ids = {c.rsplit(":", 1)[1]: c for c in table.custom_ids()}
+    menu = await (await fake.click(world.alice, table, ids["computer"])).settled()
+    assert menu.ephemeral and menu.visible_to == world.alice.id
+    assert "Which level" in menu.content, menu.content
+    level = next(c for c in menu.custom_ids())
+    values = [o["value"] for comp in menu.iter_components() if comp.get("type") == 3
+              for o in comp.get("options", [])]
+    assert values == ["easy", "normal", "hard"], values
+    reply = await (await fake.select(world.alice, menu, level, ["hard"])).settled()
+    assert "The computer (hard) has taken a seat" in reply.content, reply.content
+    await fake.wait_for(lambda: "the computer (hard)" in table.text(), timeout=5,
+                        description="the computer seated on the table")
+    await (await fake.click(world.bob, table, ids["join"])).settled()
+    await world.settle()
+    live = live_game(world)
+    assert live.players == (world.alice.id, world.bot.computer_id, world.bob.id)
+    assert "Started" in table.text()
+
+
+async def test_table_buttons_answer_first_when_the_database_is_slow(
+        world: World, no_error_logs, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every button of a table answers Discord before it reads or writes the database (a
+    busy database must not cost the player an 'interaction failed')."""
+    fake = world.fake
+    assert world.bot is not None
+    table = await (await fake.slash(world.alice, world.channel, "table", seats=3)).message()
+    ids = {c.rsplit(":", 1)[1]: c for c in table.custom_ids()}
+    service = world.bot.service
+
+    def slow(method: Any) -> Any:
+        async def slowly(*args: Any, **kwargs: Any) -> Any:
+            await asyncio.sleep(0.4)  # a busy database
+            return await method(*args, **kwargs)
+        return slowly
+
+    for name in ("get_challenge", "join_table", "leave_table", "start_table", "add_computer"):
+        monkeypatch.setattr(service, name, slow(getattr(service, name)))
+
+    async def quick(inter: Any) -> Any:
+        await inter.response()
+        assert inter.latency is not None and inter.latency < 0.2, (inter, inter.latency)
+        return inter
+
+    await (await quick(await fake.click(world.bob, table, ids["join"]))).settled()
+    await (await quick(await fake.click(world.bob, table, ids["leave"]))).settled()
+    refused = await (await quick(await fake.click(world.alice, table, ids["start"]))).settled()
+    assert refused.ephemeral and "at least two" in refused.content, refused.content
+    menu = await (await quick(await fake.click(world.alice, table, ids["computer"]))).settled()
+    level = next(c for c in menu.custom_ids())
+    await (await quick(await fake.select(world.alice, menu, level, ["easy"]))).settled()
+    await (await quick(await fake.click(world.alice, table, ids["start"]))).settled()
+    await world.settle()
+    assert "Started" in table.text()
+    assert fake.latency_report().unanswered == 0

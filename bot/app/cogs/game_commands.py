@@ -32,7 +32,7 @@ from bot.pictures.text import (
     source_label,
     target_label,
 )
-from bot.storage import ChallengeRow, GuildSettings
+from bot.storage import ChallengeRow, DatabaseUnavailable, GuildSettings
 from engine import RuleSet, View
 
 from ..host import Host, Interaction
@@ -83,6 +83,10 @@ TABLE_HELP = (
 
 PASS_TOKEN = "pass"
 """The value of the autocomplete hint offered when only passing is possible."""
+
+AUTOCOMPLETE_WAIT = 2.0
+"""Seconds an autocomplete waits for its game: Discord takes suggestions for 3 s only (they
+can't be deferred), so a busy database gets none rather than a late answer."""
 
 # Longer than any card or stack token (``10H``, ``payoff``): refused before anything else, so a
 # pasted essay is never quoted back whole.
@@ -431,6 +435,7 @@ class GamesCog(commands.Cog):
         """Join, Leave, Add computer or Start (called by the table's buttons)."""
         user = interaction.user
         if action == "computer":
+            await think(interaction, private=True)  # answer first: the table is read next
             row = await self.service.get_challenge(table_id)
             if user.id != row.challenger_id:
                 raise UserError("Only the host of the table can add the computer.")
@@ -438,8 +443,8 @@ class GamesCog(commands.Cog):
                 raise UserError("This table is no longer open.")
             view = Controls()
             view.add_item(TableLevelSelect.build(table_id))
-            await interaction.response.send_message(
-                "Which level should the computer play at?", view=view, ephemeral=True)
+            await answer(interaction, private=True,
+                         content="Which level should the computer play at?", view=view)
             return
         await interaction.response.defer()
         live: LiveGame | None = None
@@ -571,8 +576,9 @@ class GamesCog(commands.Cog):
     async def _autocomplete_game(self, interaction: Interaction) -> LiveGame | None:
         game = getattr(interaction.namespace, "game", None)
         try:
-            return await self._game(interaction, int(game) if game is not None else None)
-        except (UserError, ValueError, TypeError):
+            async with asyncio.timeout(AUTOCOMPLETE_WAIT):
+                return await self._game(interaction, int(game) if game is not None else None)
+        except (UserError, ValueError, TypeError, TimeoutError, DatabaseUnavailable):
             return None
 
     @app_commands.command(name="pass", description="End your turn without discarding (classic).")
