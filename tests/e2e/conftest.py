@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.app import ui
-from bot.app.client import SpiteBot
+from bot.app.client import INTERACTION_TASKS, SpiteBot
 from bot.ops.config import Config
 from bot.sandbox import FakeDiscord, start_bot
 from bot.sandbox.models import FakeMessage
@@ -86,15 +86,21 @@ class World:
                 or (m.embeds and "Spite & Malice ·" in m.embeds[0].get("title", ""))]
 
     async def settle(self) -> None:
-        """Wait until the bot has no board update or computer move pending."""
+        """Wait until the bot has no board update, computer move, callback or background
+        task (a result, ratings) pending."""
         assert self.bot is not None
         bot = self.bot
 
         def idle() -> bool:
-            return not bot.boards._pending and not bot._computer_tasks
-        # Callbacks may still be finishing after their reply was sent: let them schedule work.
+            # A command's or a button's callback may still be running after its answer was
+            # sent (it asks for the board after the ✅): wait for those tasks too.
+            return (not bot.boards._pending and not bot._computer_tasks and not bot._tasks
+                    and not any(t.get_name().startswith(INTERACTION_TASKS) and not t.done()
+                                for t in asyncio.all_tasks()))
+        # Again after a flush: a board drawn may hand the turn to the computer, whose move asks
+        # for a board.
         for _ in range(3):
-            await asyncio.sleep(0.03)
+            await asyncio.sleep(0)
             await self.fake.wait_for(idle, timeout=20, description="bot idle")
             await bot.boards.flush()
 
