@@ -16,6 +16,7 @@ from bot.app import ui
 from bot.app.client import INTERACTION_TASKS, SpiteBot
 from bot.ops.config import Config
 from bot.sandbox import FakeDiscord, start_bot
+from bot.sandbox.interactions import InteractionRecord
 from bot.sandbox.models import FakeMessage
 from tests import fake_discord_fixtures as _fixtures
 from tests.support import Clock
@@ -119,6 +120,25 @@ async def world(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Worl
     finally:
         while w.handles:
             await w.stop()
+
+
+def slowed(monkeypatch: pytest.MonkeyPatch, target: Any, names: tuple[str, ...],
+           seconds: float = 0.4) -> None:
+    """These methods of ``target`` wait ``seconds`` before they work: a busy database."""
+    for name in names:
+        method = getattr(target, name)
+
+        async def slowly(*args: Any, _method: Any = method, **kwargs: Any) -> Any:
+            await asyncio.sleep(seconds)
+            return await _method(*args, **kwargs)
+        monkeypatch.setattr(target, name, slowly)
+
+
+async def quick(inter: InteractionRecord, within: float = 0.2) -> InteractionRecord:
+    """The interaction got its first answer (a deferral, say) within ``within`` seconds."""
+    await inter.response()
+    assert inter.latency is not None and inter.latency < within, (inter, inter.latency)
+    return inter
 
 
 def select_options(message: FakeMessage) -> list[dict[str, Any]]:

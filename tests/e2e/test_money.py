@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 import re
-from typing import Any
 
 import pytest
 from PIL import Image
@@ -15,7 +13,7 @@ from bot.money.ledger_service import display_rating
 from bot.sandbox.interactions import InteractionRecord
 from bot.sandbox.models import FakeMessage
 
-from .conftest import World, select_options
+from .conftest import World, quick, select_options, slowed
 from .test_bot_play import live_game, resign, start_challenge
 
 
@@ -261,21 +259,8 @@ async def test_money_commands_and_buttons_answer_first(world: World, no_error_lo
     assert world.bot is not None
     ledger = world.bot.ledger
 
-    def slow(method: Any) -> Any:
-        async def slowly(*args: Any, **kwargs: Any) -> Any:
-            await asyncio.sleep(0.4)  # a busy database
-            return await method(*args, **kwargs)
-        return slowly
-
-    for name in ("settings", "balances", "head_to_head", "csv_export", "settle",
-                 "answer_settlement", "void", "leaderboard", "stats"):
-        monkeypatch.setattr(ledger, name, slow(getattr(ledger, name)))
-
-    async def quick(inter: InteractionRecord) -> InteractionRecord:
-        await inter.response()
-        assert inter.latency is not None and inter.latency < 0.2, (inter, inter.latency)
-        return inter
-
+    slowed(monkeypatch, ledger, ("settings", "balances", "head_to_head", "csv_export", "settle",
+                                 "answer_settlement", "void", "leaderboard", "stats"))
     reply = await (await quick(await fake.slash(bob, world.channel, "ledger"))).message()
     assert reply.ephemeral and "you owe" in reply.content
     notebook = await (await quick(await fake.slash(alice, world.channel, "ledger",

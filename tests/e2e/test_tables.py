@@ -16,7 +16,7 @@ import pytest
 from bot.sandbox.faults import Fault
 from bot.sandbox.models import FakeMessage
 
-from .conftest import World, select_options
+from .conftest import World, quick, select_options, slowed
 from .test_bot_play import choose, live_game
 
 
@@ -469,20 +469,8 @@ async def test_table_buttons_answer_first_when_the_database_is_slow(
     ids = {c.rsplit(":", 1)[1]: c for c in table.custom_ids()}
     service = world.bot.service
 
-    def slow(method: Any) -> Any:
-        async def slowly(*args: Any, **kwargs: Any) -> Any:
-            await asyncio.sleep(0.4)  # a busy database
-            return await method(*args, **kwargs)
-        return slowly
-
-    for name in ("get_challenge", "join_table", "leave_table", "start_table", "add_computer"):
-        monkeypatch.setattr(service, name, slow(getattr(service, name)))
-
-    async def quick(inter: Any) -> Any:
-        await inter.response()
-        assert inter.latency is not None and inter.latency < 0.2, (inter, inter.latency)
-        return inter
-
+    slowed(monkeypatch, service, ("get_challenge", "join_table", "leave_table", "start_table",
+                                  "add_computer"))
     await (await quick(await fake.click(world.bob, table, ids["join"]))).settled()
     await (await quick(await fake.click(world.bob, table, ids["leave"]))).settled()
     refused = await (await quick(await fake.click(world.alice, table, ids["start"]))).settled()
