@@ -237,3 +237,18 @@ async def test_challenging_the_bot_plays_the_computer(sandbox_run: Run) -> None:
         timeout=15, description="the computer's turn to be over")
     await new_board_picture(alice, before)
     await alice.page.locator(".message", has_text="Computer:").last.wait_for()
+
+
+async def test_suggestions_stay_when_the_box_has_its_focus_back_at_once(sandbox_run: Run) -> None:
+    """The suggestions go a moment after the command box loses focus; if it has it back by
+    then (a click away and back, quickly), they stay."""
+    alice = await sandbox_run.person("Alice")
+    box = alice.page.locator("#command")
+    await box.focus()
+    await alice.page.evaluate("() => { const box = document.getElementById('command');"
+                              " box.blur(); box.focus(); }")
+    await box.fill("/challenge opponent:")
+    popup = alice.page.locator("#popup")
+    await popup.wait_for(state="visible")
+    await alice.page.wait_for_timeout(400)
+    assert await popup.is_visible()

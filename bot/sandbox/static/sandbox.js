@@ -607,8 +607,16 @@ function refuse(text) {
 }
 
 $("command").addEventListener("input", () => { state.active = 0; refuse(null); updateComposer(); });
-$("command").addEventListener("blur", () => setTimeout(hidePopup, 150));
-$("command").addEventListener("focus", updateComposer);
+// The suggestions go a moment after the box loses focus (so a click on one still lands),
+// unless the box has it back by then.
+let blurTimer = null;
+$("command").addEventListener("blur", () => {
+  blurTimer = setTimeout(() => { blurTimer = null; hidePopup(); }, 150);
+});
+$("command").addEventListener("focus", () => {
+  if (blurTimer !== null) { clearTimeout(blurTimer); blurTimer = null; }
+  updateComposer();
+});
 $("command").addEventListener("keydown", (ev) => {
   const items = state.popup;
   if (ev.key === "Escape") { hidePopup(); return; }
