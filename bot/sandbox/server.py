@@ -104,6 +104,8 @@ log = logging.getLogger("fakediscord")
 T = TypeVar("T")
 Actor = FakeUser | FakeMember
 API_VERSION = 10
+HEARTBEAT_ACK_DELAY = 0.03
+"""Seconds before a heartbeat is acknowledged (a network's round trip, roughly)."""
 
 
 @dataclass
@@ -759,7 +761,11 @@ class FakeDiscord:
         op = frame.get("op")
         data = frame.get("d")
         if op == OP_HEARTBEAT:
-            conn.send({"op": OP_HEARTBEAT_ACK})
+            # A moment later, as over a network: discord.py notes when it sent a heartbeat
+            # only once its heartbeat thread wakes after the send, and an acknowledgement
+            # read before that is measured as a whole interval of lag ("Can't keep up").
+            asyncio.get_running_loop().call_later(
+                HEARTBEAT_ACK_DELAY, conn.send, {"op": OP_HEARTBEAT_ACK})
         elif op == OP_IDENTIFY:
             self._identify(conn, data or {})
         elif op == OP_RESUME:

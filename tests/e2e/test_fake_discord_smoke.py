@@ -541,3 +541,22 @@ async def test_startup_failures_are_reported(
     with pytest.raises(FakeDiscordError, match="PrivilegedIntentsRequired"):
         await start_bot(fake, KitchenBot())  # asks for the members intent
     fake.rejected.clear()  # the 401 was provoked on purpose
+
+
+async def test_a_heartbeat_is_acknowledged_after_discord_py_notes_its_send(
+    make_fake_discord: _fixtures.FakeDiscordFactory, no_error_logs: ErrorLogGuard
+) -> None:
+    """discord.py notes when it sent a heartbeat only once its send has returned; an
+    acknowledgement read before that makes it measure a whole interval of lag (the sandbox
+    logged "Can't keep up, … 41.3s behind" now and then). The fake acknowledges a moment
+    later, as over a network, so the lag measured is the fake's own delay."""
+    fake = await make_fake_discord(heartbeat_interval=0.3)
+    async with running_bot(fake, make_bot(fake)) as bot:
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 4.0  # about 13 heartbeats
+        seen: list[float] = []
+        while loop.time() < end:
+            await asyncio.sleep(0.01)
+            if 0 <= bot.latency < float("inf"):
+                seen.append(bot.latency)
+        assert seen and max(seen) < 0.2, sorted(seen)[-3:]
