@@ -33,8 +33,9 @@ async def _move(fake: FakeDiscord, channel: Any, users: list[Any], step: int
                 ) -> tuple[str, bool] | None:
     """The player on turn (found by asking each for his hand, as people would look) makes
     one move; (its notation, acknowledged), or ``None`` if nobody could move (the game is
-    over, or the bot is down)."""
-    for user in users:
+    over, or the bot is down). ``users`` is turned to start with the one who moved: he is
+    asked first next time (a turn is several moves)."""
+    for n, user in enumerate(list(users)):
         hand = await _answer(fake, user, channel, "hand")
         if hand is None:
             return None
@@ -43,6 +44,7 @@ async def _move(fake: FakeDiscord, channel: Any, users: list[Any], step: int
         has_pass = any(c.endswith(":pass") for c in hand.custom_ids())
         if not options and not has_pass:
             continue
+        users[:] = users[n:] + users[:n]
         choice = choose(options, has_pass, step)
         if choice is None:
             reply = await _answer(fake, user, channel, "pass")
