@@ -22,7 +22,7 @@ import random
 from dataclasses import replace
 
 from ..views import View
-from .knowledge import UnseenPool
+from .knowledge import HandCheck, UnseenPool, last_turn_ends, opponents_in_order
 from .planner import Candidate, Planner, Weights
 
 __all__ = ["HARD_KINGS_WEIGHTS", "HARD_WEIGHTS", "Searcher"]
@@ -48,10 +48,13 @@ are in BENCHMARKS.md."""
 class Searcher:
     """Chooses the ``hard`` player's turn by planning against sampled deals of hidden cards."""
 
-    def __init__(self, seed: int, node_limit: int = 500, threat_deals: int = 48) -> None:
+    def __init__(self, seed: int, node_limit: int = 500, threat_deals: int = 48,
+                 tries: int = 8) -> None:
         """``threat_deals`` sampled deals measure the opponent's reach; ``node_limit`` bounds
-        the planner's search."""
+        the planner's search; at a table of three or four, a deal whose hands contradict what
+        the opponents' last turns showed is dealt again, at most ``tries`` times."""
         self.seed = seed
+        self.tries = tries
         self.node_limit = node_limit
         self.threat_deals = threat_deals
         self.weights = HARD_WEIGHTS
@@ -66,7 +69,17 @@ class Searcher:
         # start of the turn plus two refills of an emptied hand.
         # At a bigger table the opponents after the next one draw first: a hand more each.
         draws = (view.players - len(view.left) - len(view.absent) + 1) * view.rules.hand_size
-        deals = [pool.glimpse(rng, draws) for _ in range(self.threat_deals)]
+        opponents = opponents_in_order(view)
+        ends = last_turn_ends(view) if len(opponents) >= 2 else {}
+        if ends:
+            rules = view.rules
+            checks = [HandCheck(rules, ends[seat]) if seat in ends else None
+                      for seat in opponents]
+            deals = [pool.glimpse_fitting(rng, draws, checks, self.tries)
+                     for _ in range(self.threat_deals)]
+        else:
+            deals = [pool.glimpse(rng, draws) for _ in range(self.threat_deals)]
         weights = self.kings_weights if view.rules.wild_rank else self.weights
         found = Planner(view, weights, self.node_limit, deals).search(keep=1)
         return found[0] if found else None
+
