@@ -25,7 +25,8 @@ import abc
 import random
 from typing import Protocol
 
-from .ai.planner import Candidate, Planner, Weights, first_move, play_to_move
+from .ai.knowledge import opponents_in_order
+from .ai.planner import TABLE_CLASSIC_WEIGHTS, Candidate, Planner, Weights, first_move, play_to_move
 from .ai.search import Searcher
 from .moves import PASS, Move, Source
 from .views import View
@@ -177,9 +178,14 @@ class NormalPlayer(_Planned):
         self.seed = seed
         self.node_limit = node_limit
         self.weights = Weights()
+        self.table_classic_weights = TABLE_CLASSIC_WEIGHTS
+        """In classic with two opponents or more still playing (see ``TABLE_CLASSIC_WEIGHTS``)."""
 
     def _plan_turn(self, view: View) -> Candidate | None:
-        best = Planner(view, self.weights, self.node_limit).search(keep=1)
+        weights = self.weights
+        if view.rules.wild_rank == 0 and len(opponents_in_order(view)) >= 2:
+            weights = self.table_classic_weights
+        best = Planner(view, weights, self.node_limit).search(keep=1)
         return best[0] if best else None
 
 
