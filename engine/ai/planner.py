@@ -113,10 +113,6 @@ class Weights:
     """At a table of three or four: how much the chance that an opponent after the next one
     reaches his pay-off card counts, against the next one's (the next one changes the centre
     first)."""
-    leader: float = 0.0
-    """At a table of three or four, with sampled deals: each opponent's chance of reaching his
-    pay-off card counts 1 + ``leader`` times the pay-off cards he is ahead of the player (less
-    when behind; between 0.25 and 1.5): the one nearest to winning is the one to hold back."""
 
 
 TABLE_CLASSIC_WEIGHTS = Weights(wild_spent=80.0, pass_cost=30.0)
@@ -218,11 +214,6 @@ class Planner:
         self.fewest_other = min(counts[s] for s in self.opps)
         """The fewest pay-off cards among the opponents still playing (rules 16 and 25)."""
         lead = self.fewest_other - counts[me]
-        self.opp_scale: list[float] | None = None
-        """With ``Weights.leader``: how much each opponent's reach counts, in playing order."""
-        if self.w.leader and deals and len(self.opps) >= 2:
-            self.opp_scale = [min(1.5, max(0.25, 1.0 + self.w.leader * (counts[me] - counts[s])))
-                              for s in self.opps]
         self.risk_weight = 0.0
         if self.w.stuck_risk and rules.may_pass and rules.side_down_or_same:
             self.risk_weight = self.w.stuck_risk * (1.0 if lead <= 0 else 0.5 if lead <= 2
@@ -562,14 +553,6 @@ class Planner:
             for n in needs:
                 bits |= 1 << n
             threat = sum(1 for r in reach if r & bits) / len(reach)
-            scale = self.opp_scale
-            if scale is not None:
-                miss = 1.0 - min(1.0, scale[0] * threat)
-                later = self.w.later_threat
-                for k, masks in enumerate(self.more_reach, start=1):
-                    seen = sum(1 for r in masks if r & bits) / len(masks)
-                    miss *= 1.0 - later * min(1.0, scale[k] * seen)
-                return 1.0 - miss
             if self.more_reach:
                 # A bigger table: any opponent may get there, the later ones weighing less.
                 miss = 1.0 - threat

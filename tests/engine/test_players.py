@@ -13,7 +13,6 @@ import pytest
 
 from engine import CLASSIC, KINGS, PASS, Game, Match, Move, RuleSet, View, full_deck
 from engine.ai.knowledge import (
-    Glimpse,
     UnseenPool,
     determinize,
     hand_fits,
@@ -435,20 +434,3 @@ def test_normal_in_classic_at_a_bigger_table_discards_where_at_two_it_passes() -
     assert make_player("normal", 0).choose(two.view(0)) is PASS
     assert Planner(three.view(0)).best_move() is PASS  # the two-player weights would pass
     assert make_player("normal", 0).choose(three.view(0)).is_discard
-
-
-def test_the_leader_weight_counts_an_opponent_ahead_more_than_one_behind() -> None:
-    # Seat 0 has 5 pay-off cards, seat 1 (next) 2, seat 2 (later) 9. Seat 1's 6 reaches his
-    # 7 from a stack needing a 6; seat 2's 4 reaches his 5 from one needing a 4.
-    game = lay(CLASSIC, payoffs=["8C 8D 8H 8S 9H", "9D 7H", "2C 2D 2H 2S 3D 3H 3S 10S 5S"],
-               hands=["KS QS KH QH JH", "6C 6D KD QD JD", "4C 4D KC QC JC"],
-               centre=["AS 2D 3C"])
-    view = game.view(0)
-    deal = Glimpse(tuple(game.hands[1]), (), (tuple(game.hands[2]),))
-    plain = Planner(view, HARD_WEIGHTS, deals=[deal] * 4)
-    leader = Planner(view, dataclasses.replace(HARD_WEIGHTS, leader=0.1), deals=[deal] * 4)
-    assert plain._threat([6, 1, 1, 1]) == leader._threat([6, 1, 1, 1]) == 1.0
-    # The later seat counts half (later_threat), and 1 - 0.1 x 4 of that when 4 cards behind.
-    assert plain._threat([4, 1, 1, 1]) == pytest.approx(0.5)
-    assert leader._threat([4, 1, 1, 1]) == pytest.approx(0.3)
-    assert plain._threat([1, 1, 1, 1]) == leader._threat([1, 1, 1, 1]) == 0.0
