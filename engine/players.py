@@ -8,11 +8,14 @@ Four levels, made with ``make_player(level, seed)``:
   discard;
 - ``normal``: plans its whole turn (``engine.ai.planner``): sequences of plays from hand and side
   stacks that reach its pay-off card, tidy side stacks, no centre stacks left where the
-  opponent's pay-off card is likely to go when that can be avoided;
+  opponent's pay-off card is likely to go when that can be avoided (in classic at a table of
+  three or four it keeps jokers for its pay-off card and discards rather than passes,
+  ``planner.TABLE_CLASSIC_WEIGHTS``);
 - ``hard``: searches (``engine.ai.search``): deals the hidden cards many times consistently with
   the view and plans its turn against how often the opponent would then reach his pay-off card
   (in kings, also how often its own next turn would reach its own), with a bigger search budget
-  and an evaluation that saves wild cards for the pay-off card.
+  and an evaluation that saves wild cards for the pay-off card; at a table of three or four the
+  opponents' hands it deals fit what their last turns showed.
 
 Every player is deterministic: the same seed and the same sequence of views give the same moves.
 Decisions are bounded by work budgets, never by a clock. ``simple_move`` is the ``easy`` policy

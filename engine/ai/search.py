@@ -11,6 +11,12 @@ share of deals in which he gets there. In kings it also re-ranks its best ways t
 by the share of deals in which its own next turn reaches its pay-off card. Its evaluation keeps
 wild cards for the pay-off card and prefers a discard to a pass.
 
+At a table of three or four the opponents' hands are also dealt to fit what their last turns
+showed (``knowledge.last_turn_ends``): a player who ended his turn did not hold the cards that
+would have carried a centre stack on to his pay-off card, nor (classic) a compulsory Ace or 2; a
+deal that gives him such a hand is dealt again (``UnseenPool.glimpse_fitting``). At a table of
+two the deals are dealt as they always were, so two-player games stay move for move the same.
+
 The work is bounded by the number of deals and search nodes, never by a clock, and the deals
 come from a generator seeded by the player's seed and the view, so the same seed and the same
 views give the same moves.
