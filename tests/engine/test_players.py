@@ -434,3 +434,18 @@ def test_normal_in_classic_at_a_bigger_table_discards_where_at_two_it_passes() -
     assert make_player("normal", 0).choose(two.view(0)) is PASS
     assert Planner(three.view(0)).best_move() is PASS  # the two-player weights would pass
     assert make_player("normal", 0).choose(three.view(0)).is_discard
+
+
+def test_normal_in_classic_at_a_bigger_table_keeps_its_jokers_where_at_two_it_spends_them() -> None:
+    # Seat 0 could play the 3, both jokers and the 5 (none of it reaching its pay-off 10). At a
+    # table of two normal does; at a table of three it keeps the jokers for its pay-off card
+    # (TABLE_CLASSIC_WEIGHTS) and ends the turn with a discard.
+    hands = ["JK JK 5D 10S 3C", "7C 8C QD", "7D 8D"]
+    sides = [[["JD", "10D"], [], [], []], [["9C"], ["10C"], [], []], [["JS"], ["KD"], [], []]]
+    payoffs = ["9H 10D", "9S 4H", "9D JS"]
+    centre = ["AC JK 3H 4D 5H 6H", "AS 2H"]
+    three = lay(CLASSIC, payoffs=payoffs, hands=hands, sides=sides, centre=centre)
+    two = lay(CLASSIC, payoffs=payoffs[:2], hands=hands[:2], sides=sides[:2], centre=centre)
+    assert make_player("normal", 0).choose(two.view(0)).text == "3C>C2"
+    assert Planner(three.view(0)).best_move().text == "3C>C2"  # the two-player weights
+    assert make_player("normal", 0).choose(three.view(0)).text == "10S>S1"
