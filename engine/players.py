@@ -9,8 +9,7 @@ Four levels, made with ``make_player(level, seed)``:
 - ``normal``: plans its whole turn (``engine.ai.planner``): sequences of plays from hand and side
   stacks that reach its pay-off card, tidy side stacks, no centre stacks left where the
   opponent's pay-off card is likely to go when that can be avoided (in classic at a table of
-  three or four it keeps jokers for its pay-off card and discards rather than passes,
-  ``planner.TABLE_CLASSIC_WEIGHTS``);
+  three or four it keeps jokers for its pay-off card, ``planner.TABLE_CLASSIC_WEIGHTS``);
 - ``hard``: searches (``engine.ai.search``): deals the hidden cards many times consistently with
   the view and plans its turn against how often the opponent would then reach his pay-off card
   (in kings, also how often its own next turn would reach its own), with a bigger search budget

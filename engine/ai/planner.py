@@ -115,11 +115,12 @@ class Weights:
     first)."""
 
 
-TABLE_CLASSIC_WEIGHTS = Weights(wild_spent=80.0, pass_cost=30.0)
+TABLE_CLASSIC_WEIGHTS = Weights(wild_spent=80.0)
 """The ``normal`` player's weights in classic at a table of three or four: jokers are kept for
-the pay-off card, and a turn ends with a discard rather than a pass unless the discard does
-real harm. Against two ``easy`` players (BENCHMARKS.md) these lift ``normal`` where the
-two-player weights fall short; a table of two keeps ``Weights()`` (its games are pinned)."""
+the pay-off card (each wild card spent without reaching it costs 80, not 12). Against two
+``easy`` players (BENCHMARKS.md) this lifts ``normal`` where the two-player weights fall short;
+a pass cost of 30 as well lifted it as much but left ``hard`` far behind against two of it. A
+table of two keeps ``Weights()`` (its games are pinned)."""
 
 
 @dataclass(slots=True)

@@ -421,21 +421,6 @@ def test_hard_at_a_bigger_table_deals_hands_that_fit_the_last_turns() -> None:
     assert pool.glimpse_fitting(rng, 15, [lambda hand: False, None], 3).opponent_hand
 
 
-def test_normal_in_classic_at_a_bigger_table_discards_where_at_two_it_passes() -> None:
-    # Seat 0 holds nothing it wants to play (an opponent's 7 is near the stack needing a 4).
-    # At a table of two, normal passes and keeps its hand; at a table of three the pass costs
-    # more (TABLE_CLASSIC_WEIGHTS) and it discards a 2 to an empty side stack instead.
-    hands = ["4D JK 2C 2S 4H", "6C 6D 6H 8C 8H", "6S 8S 3D 3H 3S"]
-    sides = [[["9S", "8D"], [], [], []], [["KC", "QC"], [], [], []], [["10S", "9C"], [], [], []]]
-    payoffs = ["5C 9H", "5D 7C", "5H QH"]
-    three = lay(CLASSIC, payoffs=payoffs, hands=hands, sides=sides, centre=["AS 2D 3C"])
-    two = lay(CLASSIC, payoffs=payoffs[:2], hands=hands[:2], sides=sides[:2],
-              centre=["AS 2D 3C"])
-    assert make_player("normal", 0).choose(two.view(0)) is PASS
-    assert Planner(three.view(0)).best_move() is PASS  # the two-player weights would pass
-    assert make_player("normal", 0).choose(three.view(0)).is_discard
-
-
 def test_normal_in_classic_at_a_bigger_table_keeps_its_jokers_where_at_two_it_spends_them() -> None:
     # Seat 0 could play the 3, both jokers and the 5 (none of it reaching its pay-off 10). At a
     # table of two normal does; at a table of three it keeps the jokers for its pay-off card
