@@ -8,11 +8,13 @@ Four levels, made with ``make_player(level, seed)``:
   discard;
 - ``normal``: plans its whole turn (``engine.ai.planner``): sequences of plays from hand and side
   stacks that reach its pay-off card, tidy side stacks, no centre stacks left where the
-  opponent's pay-off card is likely to go when that can be avoided;
+  opponent's pay-off card is likely to go when that can be avoided (in classic at a table of
+  three or four it keeps jokers for its pay-off card, ``planner.TABLE_CLASSIC_WEIGHTS``);
 - ``hard``: searches (``engine.ai.search``): deals the hidden cards many times consistently with
   the view and plans its turn against how often the opponent would then reach his pay-off card
   (in kings, also how often its own next turn would reach its own), with a bigger search budget
-  and an evaluation that saves wild cards for the pay-off card.
+  and an evaluation that saves wild cards for the pay-off card; at a table of three or four the
+  opponents' hands it deals fit what their last turns showed.
 
 Every player is deterministic: the same seed and the same sequence of views give the same moves.
 Decisions are bounded by work budgets, never by a clock. ``simple_move`` is the ``easy`` policy
@@ -25,7 +27,8 @@ import abc
 import random
 from typing import Protocol
 
-from .ai.planner import Candidate, Planner, Weights, first_move, play_to_move
+from .ai.knowledge import opponents_in_order
+from .ai.planner import TABLE_CLASSIC_WEIGHTS, Candidate, Planner, Weights, first_move, play_to_move
 from .ai.search import Searcher
 from .moves import PASS, Move, Source
 from .views import View
@@ -177,9 +180,14 @@ class NormalPlayer(_Planned):
         self.seed = seed
         self.node_limit = node_limit
         self.weights = Weights()
+        self.table_classic_weights = TABLE_CLASSIC_WEIGHTS
+        """In classic with two opponents or more still playing (see ``TABLE_CLASSIC_WEIGHTS``)."""
 
     def _plan_turn(self, view: View) -> Candidate | None:
-        best = Planner(view, self.weights, self.node_limit).search(keep=1)
+        weights = self.weights
+        if view.rules.wild_rank == 0 and len(opponents_in_order(view)) >= 2:
+            weights = self.table_classic_weights
+        best = Planner(view, weights, self.node_limit).search(keep=1)
         return best[0] if best else None
 
 

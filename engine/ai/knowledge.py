@@ -11,18 +11,23 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..cards import Card
 from ..errors import SetupError
-from ..game import Game, _side_result, full_deck
+from ..game import Game, _centre_fit_masks, _side_result, full_deck
+from ..moves import Move
 from ..rules import RuleSet
 from ..views import View
 
 __all__ = [
     "Glimpse",
+    "HandCheck",
+    "TurnEnd",
     "dealt_in",
+    "hand_fits",
+    "last_turn_ends",
     "opponents_in_order",
     "Hidden",
     "UnseenPool",
@@ -229,6 +234,226 @@ class UnseenPool:
             hands.append(tuple(out[at:at + size]))
             at += size
         return Glimpse(tuple(out[:first]), tuple(out[first:len(out) - later]), tuple(hands))
+
+    def glimpse_fitting(self, rng: random.Random, stock_cards: int,
+                        checks: Sequence[Callable[[Sequence[Card]], bool] | None],
+                        tries: int) -> Glimpse:
+        """A glimpse as ``glimpse`` deals one, but whose opponents' hands pass ``checks`` (one
+        per opponent in the order they play, ``None`` for no check): the hands are dealt first
+        and dealt again while one fails, at most ``tries`` times (the last try is kept
+        whatever it holds). Dealing the hands before the stock changes no chance: every card
+        drawn is a joker in proportion to the jokers left, else any plain card left."""
+        # The hands in the order the opponents play, then the stock's first cards.
+        sizes = [self.opp_hand_size, *self.later_sizes, min(stock_cards, self.stock_size)]
+        checks = [*checks, None]
+        rand = rng.random
+        all_jokers = self.jokers
+        # Each draw swaps the card drawn behind the ones left, so one copy serves every try:
+        # its order changes, not what it holds.
+        plain = self.plain[:]
+        for attempt in range(tries):
+            n_plain = len(plain)
+            free = self.plain_free
+            jokers = len(all_jokers)
+            last = attempt == tries - 1
+            parts: list[tuple[Card, ...]] = []
+            for size, check in zip(sizes, checks, strict=True):
+                out: list[Card] = []
+                for _ in range(size):
+                    if jokers and rand() * (free + jokers) < jokers:
+                        jokers -= 1
+                        out.append(all_jokers[jokers])
+                        continue
+                    i = int(rand() * n_plain)
+                    n_plain -= 1
+                    out.append(plain[i])
+                    plain[i] = plain[n_plain]
+                    free -= 1
+                part = tuple(out)
+                if not last and check is not None and not check(part):
+                    break
+                parts.append(part)
+            else:
+                return Glimpse(parts[0], parts[-1], tuple(parts[1:-1]))
+        raise AssertionError("unreachable: the last try is always kept")  # pragma: no cover
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnd:
+    """What an opponent's last turn tells about the hand he kept: when it ended, he could not
+    have played on to his pay-off card from the centre stacks he left (a player who can, does),
+    and in classic he held no compulsory card (rules 10 and 11 forbid ending a turn then).
+
+    His pay-off top, side stacks and hand are as he left them: nobody else touches them, and he
+    draws only at the start of his own turn."""
+
+    seat: int
+    """The opponent."""
+    banned: int
+    """Bit mask of ranks his hand cannot hold: an Ace when a centre slot was free, a natural 2
+    when a centre stack showed an Ace (classic only; jokers are never compulsory)."""
+    starts: tuple[int, ...]
+    """The centre needs below his pay-off card when his turn ended (empty: nothing to check)."""
+    goal: int
+    """His pay-off card's rank."""
+    piles: tuple[tuple[Card, ...], ...]
+    """His side stacks before his closing discard."""
+    discarded: Card | None
+    """The hand card his closing discard placed (it was in his hand until then)."""
+    useful: int = 0
+    """Bit mask of the ranks a chain from ``starts`` to ``goal`` needs: a hand without such a
+    card (or a wild card) cannot have made one."""
+
+
+def last_turn_ends(view: View) -> dict[int, TurnEnd]:
+    """For each opponent still playing whose last turn's end is among the view's recent moves:
+    what it tells about his hand (``TurnEnd``). The centre as he left it is the present centre
+    with the later plays taken back, newest first."""
+    assert view.viewer is not None
+    rules = view.rules
+    top = rules.top_rank
+    needs = [c.needs for c in view.centre]
+    wanted = set(opponents_in_order(view))
+    ends: dict[int, TurnEnd] = {}
+    fit = _fit_masks(rules)
+    for seat, move in reversed(view.recent):
+        if seat in wanted:
+            wanted.discard(seat)
+            card = view.payoff_tops[seat]
+            if (move.is_discard or move.is_pass) and card is not None and \
+                    not fit[card.code] & (fit[card.code] - 1):
+                # A wild pay-off card (kings) goes anywhere: it says nothing about the hand.
+                ends[seat] = _turn_end(view, seat, move, needs)
+        if not wanted:
+            break
+        if move.is_play:
+            i = move.target_index
+            needs[i] = top if needs[i] == 1 else needs[i] - 1
+    return ends
+
+
+def _turn_end(view: View, seat: int, move: Move, needs: list[int]) -> TurnEnd:
+    rules = view.rules
+    card = view.payoff_tops[seat]
+    assert card is not None
+    goal = card.rank
+    banned = 0
+    if rules.compulsory_aces_twos:
+        if 1 in needs:
+            banned |= 1 << 1
+        if 2 in needs:
+            banned |= 1 << 2
+    piles = [list(p) for p in view.sides[seat]]
+    discarded = None
+    if move.is_discard:
+        discarded = piles[move.target_index].pop()
+    starts = tuple(sorted({n for n in needs if n < goal}))
+    if goal in needs:
+        starts = ()  # he could have played it and did not: his play is not ours to explain
+    useful = sum(1 << r for r in range(starts[0], goal)) if starts else 0
+    end = TurnEnd(seat, banned, starts, goal, tuple(tuple(p) for p in piles), discarded,
+                  useful)
+    held = [discarded] if discarded is not None else []
+    if starts and not _chain_fails(end, held, _fit_masks(rules), _wild_codes(rules)):
+        # His side stacks alone reached the pay-off card: something else held him back.
+        end = TurnEnd(seat, banned, (), goal, end.piles, discarded)
+    return end
+
+
+class HandCheck:
+    """``hand_fits`` for one ``TurnEnd``, with the rule set's tables looked up once: called
+    for many sampled hands."""
+
+    __slots__ = ("banned", "end", "fit", "useful", "wild")
+
+    def __init__(self, rules: RuleSet, end: TurnEnd) -> None:
+        """The check of what ``end`` tells, under ``rules``."""
+        self.end = end
+        self.banned = end.banned
+        self.useful = end.useful
+        self.fit = _fit_masks(rules)
+        self.wild = _wild_codes(rules)
+
+    def __call__(self, hand: Sequence[Card]) -> bool:
+        """Whether ``hand`` could be the hand the opponent kept (see ``hand_fits``)."""
+        banned = self.banned
+        useful = self.useful
+        wild = self.wild
+        helps = False
+        for c in hand:
+            r = c.rank
+            if banned >> r & 1:
+                return False  # a joker's rank is 0: never banned
+            if useful >> r & 1 or wild[c.code]:
+                helps = True
+        if not helps:
+            # No card the chain needs: without them it fails (``last_turn_ends`` checked),
+            # with the discarded card or not.
+            return True
+        end = self.end
+        held = [*hand, end.discarded] if end.discarded is not None else list(hand)
+        return _chain_fails(end, held, self.fit, wild)
+
+
+def hand_fits(rules: RuleSet, end: TurnEnd, hand: Sequence[Card]) -> bool:
+    """Whether ``hand`` could be the hand the opponent of ``end`` kept: none of its ranks
+    banned, and no chain from a start to his pay-off card with it (a greedy chain, as the
+    planner plays one: natural cards before wild ones, side-stack tops before the hand)."""
+    return HandCheck(rules, end)(hand)
+
+
+_FIT: dict[RuleSet, list[int]] = {}
+_WILD: dict[RuleSet, list[bool]] = {}
+
+
+def _fit_masks(rules: RuleSet) -> list[int]:
+    fit = _FIT.get(rules)
+    if fit is None:
+        fit = _FIT[rules] = _centre_fit_masks(rules)
+    return fit
+
+
+def _wild_codes(rules: RuleSet) -> list[bool]:
+    # Per card code: whether it is the rule set's wild card (more than one centre rank fits).
+    wild = _WILD.get(rules)
+    if wild is None:
+        wild = _WILD[rules] = [bool(m & (m - 1)) for m in _fit_masks(rules)]
+    return wild
+
+
+def _chain_fails(end: TurnEnd, held: list[Card], fit: list[int], wild: list[bool]) -> bool:
+    goal = end.goal
+    for start in end.starts:
+        hand = held[:]
+        piles = [list(p) for p in end.piles if p]
+        need = start
+        while need < goal:
+            for pile in piles:
+                c = pile[-1] if pile else None
+                if c is not None and c.rank == need and not wild[c.code]:
+                    pile.pop()
+                    break
+            else:
+                for c in hand:
+                    if c.rank == need and not wild[c.code]:
+                        hand.remove(c)
+                        break
+                else:
+                    for pile in piles:
+                        if pile and fit[pile[-1].code] >> need & 1:
+                            pile.pop()
+                            break
+                    else:
+                        for c in hand:
+                            if fit[c.code] >> need & 1:
+                                hand.remove(c)
+                                break
+                        else:
+                            break
+            need += 1
+        if need >= goal:
+            return False
+    return True
 
 
 def idle_streak(view: View) -> int:

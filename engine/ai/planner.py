@@ -41,7 +41,7 @@ from .knowledge import (
     unseen_cards,
 )
 
-__all__ = ["Candidate", "Planner", "Weights"]
+__all__ = ["TABLE_CLASSIC_WEIGHTS", "Candidate", "Planner", "Weights"]
 
 HAND, PAYOFF, SIDE = 0, 1, 2
 """Sources of a play in a planned line."""
@@ -113,6 +113,14 @@ class Weights:
     """At a table of three or four: how much the chance that an opponent after the next one
     reaches his pay-off card counts, against the next one's (the next one changes the centre
     first)."""
+
+
+TABLE_CLASSIC_WEIGHTS = Weights(wild_spent=80.0)
+"""The ``normal`` player's weights in classic at a table of three or four: jokers are kept for
+the pay-off card (each wild card spent without reaching it costs 80, not 12). Against two
+``easy`` players (BENCHMARKS.md) this lifts ``normal`` where the two-player weights fall short;
+a pass cost of 30 as well lifted it as much but left ``hard`` far behind against two of it. A
+table of two keeps ``Weights()`` (its games are pinned)."""
 
 
 @dataclass(slots=True)

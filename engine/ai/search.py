@@ -11,6 +11,12 @@ share of deals in which he gets there. In kings it also re-ranks its best ways t
 by the share of deals in which its own next turn reaches its pay-off card. Its evaluation keeps
 wild cards for the pay-off card and prefers a discard to a pass.
 
+At a table of three or four the opponents' hands are also dealt to fit what their last turns
+showed (``knowledge.last_turn_ends``): a player who ended his turn did not hold the cards that
+would have carried a centre stack on to his pay-off card, nor (classic) a compulsory Ace or 2; a
+deal that gives him such a hand is dealt again (``UnseenPool.glimpse_fitting``). At a table of
+two the deals are dealt as they always were, so two-player games stay move for move the same.
+
 The work is bounded by the number of deals and search nodes, never by a clock, and the deals
 come from a generator seeded by the player's seed and the view, so the same seed and the same
 views give the same moves.
@@ -22,7 +28,7 @@ import random
 from dataclasses import replace
 
 from ..views import View
-from .knowledge import UnseenPool
+from .knowledge import HandCheck, UnseenPool, last_turn_ends, opponents_in_order
 from .planner import Candidate, Planner, Weights
 
 __all__ = ["HARD_KINGS_WEIGHTS", "HARD_WEIGHTS", "Searcher"]
@@ -48,10 +54,13 @@ are in BENCHMARKS.md."""
 class Searcher:
     """Chooses the ``hard`` player's turn by planning against sampled deals of hidden cards."""
 
-    def __init__(self, seed: int, node_limit: int = 500, threat_deals: int = 48) -> None:
+    def __init__(self, seed: int, node_limit: int = 500, threat_deals: int = 48,
+                 tries: int = 8) -> None:
         """``threat_deals`` sampled deals measure the opponent's reach; ``node_limit`` bounds
-        the planner's search."""
+        the planner's search; at a table of three or four, a deal whose hands contradict what
+        the opponents' last turns showed is dealt again, at most ``tries`` times."""
         self.seed = seed
+        self.tries = tries
         self.node_limit = node_limit
         self.threat_deals = threat_deals
         self.weights = HARD_WEIGHTS
@@ -66,7 +75,17 @@ class Searcher:
         # start of the turn plus two refills of an emptied hand.
         # At a bigger table the opponents after the next one draw first: a hand more each.
         draws = (view.players - len(view.left) - len(view.absent) + 1) * view.rules.hand_size
-        deals = [pool.glimpse(rng, draws) for _ in range(self.threat_deals)]
+        opponents = opponents_in_order(view)
+        ends = last_turn_ends(view) if len(opponents) >= 2 else {}
+        if ends:
+            rules = view.rules
+            checks = [HandCheck(rules, ends[seat]) if seat in ends else None
+                      for seat in opponents]
+            deals = [pool.glimpse_fitting(rng, draws, checks, self.tries)
+                     for _ in range(self.threat_deals)]
+        else:
+            deals = [pool.glimpse(rng, draws) for _ in range(self.threat_deals)]
         weights = self.kings_weights if view.rules.wild_rank else self.weights
         found = Planner(view, weights, self.node_limit, deals).search(keep=1)
         return found[0] if found else None
+

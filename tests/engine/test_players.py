@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 
 from engine import CLASSIC, KINGS, PASS, Game, Match, Move, RuleSet, View, full_deck
-from engine.ai.knowledge import UnseenPool, determinize, sample_hidden, unseen_cards
+from engine.ai.knowledge import (
+    UnseenPool,
+    determinize,
+    hand_fits,
+    last_turn_ends,
+    sample_hidden,
+    unseen_cards,
+)
 from engine.ai.planner import Candidate, Planner
-from engine.ai.search import HARD_WEIGHTS
+from engine.ai.search import HARD_WEIGHTS, Searcher
 from engine.arena import play_game
 from engine.cards import Card
 from engine.players import LEVELS, Player, make_player, simple_move
@@ -254,7 +263,7 @@ def test_the_hard_player_takes_no_parameter_that_does_nothing() -> None:
 
     assert list(inspect.signature(HardPlayer).parameters) == ["seed"]
     assert list(inspect.signature(search.Searcher).parameters) == [
-        "seed", "node_limit", "threat_deals"]
+        "seed", "node_limit", "threat_deals", "tries"]
     assert not hasattr(search, "chase")
     assert make_player("hard", 3).name == "hard"
 
@@ -337,3 +346,91 @@ def test_every_level_plays_any_seat_of_a_bigger_table_even_after_a_player_left(
             game.play(seats[game.turn].choose(view), player=game.turn)
             moves += 1
         assert seats[n % players].moves
+
+
+def _after_two_turns() -> Game:
+    # A table of three, classic. Seat 1 (pay-off 7) ends his turn with a discard while the
+    # centre needs a 4, a 3 and an Ace (two free slots); seat 2 then plays a 3, so the centre
+    # seat 0 sees needs 4, 4 and Aces.
+    game = lay(CLASSIC, payoffs=["9C 9C", "9D 7H", "9S 9S"],
+               hands=["KS QS", "KD QD JD 9C", "3S KH QH JH"],
+               centre=["AS 2D 3C", "AH 2H"], turn=1, stock="8C 8D 8H 8S")
+    for text in ("KD>S1", "3S>C2", "KH>S1"):
+        game.play(Move.parse(text))
+    return game
+
+
+def test_an_opponents_last_turn_tells_what_his_hand_cannot_hold() -> None:
+    game = _after_two_turns()
+    ends = last_turn_ends(game.view(0))
+    assert set(ends) == {1, 2}
+    end = ends[1]
+    # The centre as he left it (seat 2's 3 taken back), below his pay-off 7.
+    assert end.starts == (1, 3, 4) and end.goal == 7 and end.discarded == Card.parse("KD")
+
+    def fits(text: str) -> bool:
+        return hand_fits(CLASSIC, end, [Card.parse(c) for c in text.split()])
+
+    assert fits("QD JD 9C")  # what he holds
+    assert fits("5S 6S 9C")  # a 4 missing: he could not go on from the 3 or the 4
+    assert not fits("4S 5S 6S")  # 4, 5, 6 and the 7 from the pay-off pile
+    assert not fits("JK 5S 6S")  # the joker stands for the 4
+    assert not fits("AC QD JD")  # rule 10: a free slot and an Ace, so he could not end his turn
+    assert fits("2C QD JD")  # no stack showed an Ace: a 2 was not due
+
+
+def test_hard_reads_the_last_turns_only_at_a_bigger_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Two-player games stay move for move what they were (test_two_player_pins).
+    game = lay(CLASSIC, payoffs=["9C 9C", "9D 7H"], hands=["KS QS", "KD QD JD 9H"],
+               centre=["AS 2D 3C"], turn=1, stock="8C 8D 8H 8S")
+    game.play(Move.parse("KD>S1"))
+    calls = Counter[str]()
+    dealt = UnseenPool.glimpse_fitting
+
+    def spy(*args: Any) -> Any:
+        calls["deals"] += 1
+        return dealt(*args)
+
+    monkeypatch.setattr(UnseenPool, "glimpse_fitting", spy)
+    for view, reads in ((game.view(0), False), (_after_two_turns().view(0), True)):
+        assert last_turn_ends(view)  # readable at any table
+        calls.clear()
+        searcher = Searcher(0)
+        assert searcher.plan(view) is not None
+        assert calls["deals"] == (searcher.threat_deals if reads else 0)
+
+
+def test_hard_at_a_bigger_table_deals_hands_that_fit_the_last_turns() -> None:
+    view = _after_two_turns().view(0)
+    ends = last_turn_ends(view)
+    pool = UnseenPool(view)
+    rng = random.Random(5)
+    # Seat 1 plays right after seat 0: his hand is the glimpse's first, seat 2's the later one.
+    plain = [pool.glimpse(rng, 15) for _ in range(300)]
+    checks = [functools.partial(hand_fits, CLASSIC, ends[seat]) for seat in (1, 2)]
+    fitted = [pool.glimpse_fitting(rng, 15, checks, 50) for _ in range(300)]
+    for deals, fit in ((plain, False), (fitted, True)):
+        fits = [hand_fits(CLASSIC, ends[1], d.opponent_hand)
+                and hand_fits(CLASSIC, ends[2], d.later_hands[0]) for d in deals]
+        assert all(fits) if fit else fits.count(False) > 30
+        assert all(len(d.stock) == 15 and len(d.opponent_hand) == len(d.later_hands[0]) == 3
+                   for d in deals)
+    # A check that never passes still gives a deal: the last try.
+    assert pool.glimpse_fitting(rng, 15, [lambda hand: False, None], 3).opponent_hand
+
+
+def test_normal_in_classic_at_a_bigger_table_keeps_its_jokers_where_at_two_it_spends_them() -> None:
+    # Seat 0 could play the 3, both jokers and the 5 (none of it reaching its pay-off 10). At a
+    # table of two normal does; at a table of three it keeps the jokers for its pay-off card
+    # (TABLE_CLASSIC_WEIGHTS) and ends the turn with a discard.
+    hands = ["JK JK 5D 10S 3C", "7C 8C QD", "7D 8D"]
+    sides = [[["JD", "10D"], [], [], []], [["9C"], ["10C"], [], []], [["JS"], ["KD"], [], []]]
+    payoffs = ["9H 10D", "9S 4H", "9D JS"]
+    centre = ["AC JK 3H 4D 5H 6H", "AS 2H"]
+    three = lay(CLASSIC, payoffs=payoffs, hands=hands, sides=sides, centre=centre)
+    two = lay(CLASSIC, payoffs=payoffs[:2], hands=hands[:2], sides=sides[:2], centre=centre)
+    assert make_player("normal", 0).choose(two.view(0)).text == "3C>C2"
+    assert Planner(three.view(0)).best_move().text == "3C>C2"  # the two-player weights
+    assert make_player("normal", 0).choose(three.view(0)).text == "10S>S1"
