@@ -26,6 +26,7 @@ __all__ = [
     "HandCheck",
     "TurnEnd",
     "dealt_in",
+    "fit_masks",
     "hand_fits",
     "last_turn_ends",
     "opponents_in_order",
@@ -315,7 +316,7 @@ def last_turn_ends(view: View) -> dict[int, TurnEnd]:
     needs = [c.needs for c in view.centre]
     wanted = set(opponents_in_order(view))
     ends: dict[int, TurnEnd] = {}
-    fit = _fit_masks(rules)
+    fit = fit_masks(rules)
     for seat, move in reversed(view.recent):
         if seat in wanted:
             wanted.discard(seat)
@@ -354,7 +355,7 @@ def _turn_end(view: View, seat: int, move: Move, needs: list[int]) -> TurnEnd:
     end = TurnEnd(seat, banned, starts, goal, tuple(tuple(p) for p in piles), discarded,
                   useful)
     held = [discarded] if discarded is not None else []
-    if starts and not _chain_fails(end, held, _fit_masks(rules), _wild_codes(rules)):
+    if starts and not _chain_fails(end, held, fit_masks(rules), _wild_codes(rules)):
         # His side stacks alone reached the pay-off card: something else held him back.
         end = TurnEnd(seat, banned, (), goal, end.piles, discarded)
     return end
@@ -371,7 +372,7 @@ class HandCheck:
         self.end = end
         self.banned = end.banned
         self.useful = end.useful
-        self.fit = _fit_masks(rules)
+        self.fit = fit_masks(rules)
         self.wild = _wild_codes(rules)
 
     def __call__(self, hand: Sequence[Card]) -> bool:
@@ -406,7 +407,8 @@ _FIT: dict[RuleSet, list[int]] = {}
 _WILD: dict[RuleSet, list[bool]] = {}
 
 
-def _fit_masks(rules: RuleSet) -> list[int]:
+def fit_masks(rules: RuleSet) -> list[int]:
+    """For each card code, the centre 'needs' ranks it may be played on (as the engine does)."""
     fit = _FIT.get(rules)
     if fit is None:
         fit = _FIT[rules] = _centre_fit_masks(rules)
@@ -417,7 +419,7 @@ def _wild_codes(rules: RuleSet) -> list[bool]:
     # Per card code: whether it is the rule set's wild card (more than one centre rank fits).
     wild = _WILD.get(rules)
     if wild is None:
-        wild = _WILD[rules] = [bool(m & (m - 1)) for m in _fit_masks(rules)]
+        wild = _WILD[rules] = [bool(m & (m - 1)) for m in fit_masks(rules)]
     return wild
 
 

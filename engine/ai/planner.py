@@ -28,13 +28,14 @@ from dataclasses import dataclass
 
 from ..cards import ALL_KINDS as _ALL
 from ..cards import Card
-from ..game import _centre_fit_masks, _side_accepts_mask, _side_result
+from ..game import _side_accepts_mask, _side_result
 from ..moves import PASS, Move, Target
 from ..rules import RuleSet
 from ..views import View
 from .knowledge import (
     Glimpse,
     Hidden,
+    fit_masks,
     idle_streak,
     opponents_in_order,
     seat_side_masks,
@@ -50,17 +51,6 @@ Play = tuple[int, int, int]
 """A planned play: (source kind, card code for the hand or side-stack index, centre slot)."""
 
 END, PAYOFF_PLAYED, REFILL, WON = "end", "payoff", "refill", "won"
-
-_FIT: dict[RuleSet, list[int]] = {}
-
-
-def fit_masks(rules: RuleSet) -> list[int]:
-    """For each card code, the centre 'needs' ranks it may be played on (as the engine does)."""
-    fit = _FIT.get(rules)
-    if fit is None:
-        fit = _FIT[rules] = _centre_fit_masks(rules)
-    return fit
-
 
 def is_wild(rules: RuleSet, card: Card) -> bool:
     """True for the rule set's wild card: a joker in classic, a King in kings."""
