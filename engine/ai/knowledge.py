@@ -207,40 +207,15 @@ class UnseenPool:
 
     def glimpse(self, rng: random.Random, stock_cards: int) -> Glimpse:
         """The next opponent's hand, the first ``stock_cards`` cards of the stock (fewer when
-        the stock holds fewer), and at a bigger table the later opponents' hands."""
-        plain = self.plain[:]
-        n_plain = len(plain)
-        free = self.plain_free
-        jokers = len(self.jokers)
-        out: list[Card] = []
-        later = sum(self.later_sizes)
-        want = self.opp_hand_size + min(stock_cards, self.stock_size) + later
-        rand = rng.random
-        for _ in range(want):
-            if jokers and rand() * (free + jokers) < jokers:
-                jokers -= 1
-                out.append(self.jokers[jokers])
-                continue
-            i = int(rand() * n_plain)
-            n_plain -= 1
-            out.append(plain[i])
-            plain[i] = plain[n_plain]
-            free -= 1
-        first = self.opp_hand_size
-        if not self.later_sizes:
-            return Glimpse(tuple(out[:first]), tuple(out[first:]))
-        hands = []
-        at = len(out) - later
-        for size in self.later_sizes:
-            hands.append(tuple(out[at:at + size]))
-            at += size
-        return Glimpse(tuple(out[:first]), tuple(out[first:len(out) - later]), tuple(hands))
+        the stock holds fewer), and at a bigger table the later opponents' hands: a deal of the
+        hidden places with nothing checked (``glimpse_fitting`` with no checks, one try)."""
+        return self.glimpse_fitting(rng, stock_cards, [None] * (1 + len(self.later_sizes)), 1)
 
     def glimpse_fitting(self, rng: random.Random, stock_cards: int,
                         checks: Sequence[Callable[[Sequence[Card]], bool] | None],
                         tries: int) -> Glimpse:
-        """A glimpse as ``glimpse`` deals one, but whose opponents' hands pass ``checks`` (one
-        per opponent in the order they play, ``None`` for no check): the hands are dealt first
+        """A glimpse whose opponents' hands pass ``checks`` (one per opponent in the order they
+        play, ``None`` for no check): the hands are dealt first, in that order, then the stock,
         and dealt again while one fails, at most ``tries`` times (the last try is kept
         whatever it holds). Dealing the hands before the stock changes no chance: every card
         drawn is a joker in proportion to the jokers left, else any plain card left."""
