@@ -470,6 +470,9 @@ async def test_rules_help_games_and_board(world: World, no_error_logs) -> None:
     reply = await (await fake.slash(world.bob, world.channel, "board")).message()
     await world.settle()
     assert len(world.boards()) == count + 1
+    # The answer comes once the board is up, and leads to it.
+    assert reply.ephemeral and reply.content.endswith(f"/{world.boards()[-1].id}"), \
+        reply.content
 
 
 def test_latency_summary_helper() -> None:

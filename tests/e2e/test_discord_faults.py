@@ -14,6 +14,7 @@ import pytest
 
 import bot.app.retry
 from bot.app.client import NO_THREAD
+from bot.app.cogs.game_commands import BOARD_TRIES
 from bot.pictures.text import SAVED_NOT_SHOWN
 from bot.sandbox import Fault, RequestRecord
 from bot.sandbox.models import FakeMessage
@@ -108,6 +109,35 @@ async def test_a_board_post_that_never_answers_is_tried_again_and_posted_once(
     await world.fake.wait_for(lambda: slow.status, timeout=10,
                               description="the slow call answered")
     assert len(world.boards()) == 1
+
+
+async def test_board_posted_again_while_discord_fails_is_tried_again_then_told(
+        world: World) -> None:
+    await start_challenge(world, "kings")
+    game_id = live_game(world).id
+    boards = len(world.boards())
+    # Two 503s: tried again, one new board, and the answer leads to it.
+    world.fake.faults.script("post", Fault.error(503), Fault.error(503))
+    reply = await (await world.fake.slash(world.alice, world.channel, "board")).message()
+    await world.settle()
+    assert len(world.boards()) == boards + 1
+    assert reply.ephemeral and reply.content.endswith(f"/{world.boards()[-1].id}")
+    # Failing every try: told privately to try again, no board half posted, the game as it was.
+    before = await world.bot.storage.get_game(game_id)
+    world.fake.faults.script("post", *[Fault.error(503)] * BOARD_TRIES)
+    reply = await (await world.fake.slash(world.alice, world.channel, "board")).message()
+    await world.settle()
+    assert reply.ephemeral and "try `/board` again" in reply.content, reply.content
+    assert len(world.boards()) == boards + 1
+    after = await world.bot.storage.get_game(game_id)
+    assert (after.version, after.board_message_id) == (before.version, before.board_message_id)
+    # A permission taken away is not tried again: one try, and the player is told why.
+    injected = len(world.fake.faults.injected)
+    world.fake.faults.script("post", Fault.error(403), Fault.error(403))
+    reply = await (await world.fake.slash(world.alice, world.channel, "board")).message()
+    assert "not allowed to post" in reply.content, reply.content
+    assert len(world.fake.faults.injected) == injected + 1
+    assert len(world.boards()) == boards + 1
 
 
 @pytest.mark.parametrize("kind", ["followup_edit", "followup"])

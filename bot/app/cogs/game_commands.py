@@ -15,6 +15,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 from discord import app_commands
 from discord.app_commands import Choice
@@ -36,6 +37,7 @@ from bot.storage import ChallengeRow, DatabaseUnavailable, GuildSettings
 from engine import RuleSet, View
 
 from ..host import Host, Interaction
+from ..retry import describe, with_retries
 from ..ui import (
     Controls,
     ResignButton,
@@ -80,6 +82,10 @@ TABLE_HELP = (
     "may **Add computer** and **Start** · `/resign` at a table: you leave, the others play on"
 )
 """/help's lines on tables (the words of HELP_TEXT stay the pictures-and-words module's)."""
+
+BOARD_TRIES = 4
+"""Tries of ``/board``'s post while Discord fails (a few seconds in all, then the player is
+told to try again)."""
 
 PASS_TOKEN = "pass"
 """The value of the autocomplete hint offered when only passing is possible."""
@@ -618,8 +624,26 @@ class GamesCog(commands.Cog):
     async def board(self, interaction: Interaction, game: int | None = None) -> None:
         await think(interaction, private=True)
         live = await self._game(interaction, game)
-        await answer(interaction, private=True, content="Here is the board.")
-        await self.bot.boards.publish(live.id, new_message=True)
+        try:
+            # Discord failing now and then (a 5xx, no answer in time) is tried again; the post
+            # carries a nonce, so a try whose answer was lost still makes one board.
+            posted = await with_retries(
+                lambda: self.bot.boards.publish(live.id, new_message=True), kind="board",
+                what=f"game {live.id}: posting the board again", failures=self.bot.failures,
+                base=self.bot.retry_base, tries=BOARD_TRIES)
+        except discord.Forbidden:
+            log.warning("game %s: /board: no permission to post in its channel", live.id)
+            raise UserError("I'm not allowed to post in that game's channel any more: a server "
+                            "admin can give me back Send Messages there.") from None
+        except (discord.HTTPException, TimeoutError, aiohttp.ClientError) as exc:
+            log.warning("game %s: /board couldn't post the board (%s)", live.id, describe(exc))
+            raise UserError("Discord didn't take the board just now (your game is safe). "
+                            "Please try `/board` again in a minute.") from None
+        if posted is None:
+            raise UserError("That game is no longer open.")
+        link = (f"https://discord.com/channels/{live.terms.guild_id}/"
+                f"{live.board_channel_id}/{posted.id}")
+        await answer(interaction, private=True, content=f"Here is the board: {link}")
 
     @app_commands.command(name="games", description="Your open games in this server.")
     @app_commands.guild_only()
