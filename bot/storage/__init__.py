@@ -71,6 +71,10 @@ __all__ = [
 ]
 
 
+def _count_words(count: int) -> str:
+    return f"with SHARD_COUNT={count}" if count > 1 else "unsharded (SHARD_COUNT unset)"
+
+
 class Storage(SettingsRecords, ChallengeRecords, GameRecords, LedgerRecords, Records):
     """The bot's database. Open with ``await Storage.open(database)``; close with
     ``close()``."""
@@ -94,24 +98,38 @@ class Storage(SettingsRecords, ChallengeRecords, GameRecords, LedgerRecords, Rec
     async def claim_shards(self, shards: ShardSet) -> None:
         """Make sure no other process runs these shards on this database (it would do their
         housekeeping twice): PostgreSQL holds a lock per shard for as long as this storage is
-        open, or the process lives. Raises ``ShardInUse`` naming a shard already taken. (On
+        open, or the process lives, and every process holds its shard count. Raises
+        ``ShardInUse`` naming a shard already taken, or another process's shard count. (On
         SQLite one process is all there is: ``dblock`` sees to it.)"""
-        taken = await self._db.hold_locks(sorted(shards.ids))
-        if taken is not None:
+        clash = await self._db.hold_locks(sorted(shards.ids), shards.count)
+        if clash is None:
+            return
+        if clash.count is not None:
             raise ShardInUse(
-                f"Another bot process already runs shard {taken} on this database. Run "
-                f"each shard (0 to {shards.count - 1}) in exactly one process: stop the "
-                "other one, or fix SHARD_IDS.")
+                f"Another bot process on this database runs {_count_words(clash.count)}, this "
+                f"one {_count_words(shards.count)}. Every process must use the same "
+                "SHARD_COUNT, or the servers are split two ways and some are looked after "
+                "twice: stop the others or fix SHARD_COUNT.")
+        raise ShardInUse(
+            f"Another bot process already runs shard {clash.shard} on this database. Run "
+            f"each shard (0 to {shards.count - 1}) in exactly one process: stop the "
+            "other one, or fix SHARD_IDS.")
 
     async def keep_shards(self) -> None:
         """After a database restart the shard locks are gone with the connection that held
         them: take them again. Raises ``ShardInUse`` if another process took one meanwhile
         (this process must then stop: both would do that shard's housekeeping)."""
-        taken = await self._db.keep_locks()
-        if taken is not None:
+        clash = await self._db.keep_locks()
+        if clash is None:
+            return
+        if clash.count is not None:
             raise ShardInUse(
-                f"Another bot process took shard {taken} while the database was away: this "
-                "process stops, so that one process runs each shard.")
+                "While the database was away another bot process started on it "
+                f"{_count_words(clash.count)}: this process stops, so that the servers are "
+                "split one way only.")
+        raise ShardInUse(
+            f"Another bot process took shard {clash.shard} while the database was away: this "
+            "process stops, so that one process runs each shard.")
 
     async def trace(self, callback: Callable[[str], None] | None) -> None:
         """For benchmarks: call ``callback`` with each SQL statement sent from now on (one per

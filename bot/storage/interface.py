@@ -5,9 +5,19 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["Conn", "Database", "Row"]
+__all__ = ["Conn", "Database", "Row", "ShardClash"]
+
+
+@dataclass(frozen=True, slots=True)
+class ShardClash:
+    """Why a process may not run its shards on a database: another process holds ``shard``,
+    or runs with another shard ``count``."""
+
+    shard: int | None = None
+    count: int | None = None
 
 
 class Row(Protocol):
@@ -69,14 +79,14 @@ class Database(Protocol):
         """Call ``callback`` with each statement sent from now on (``None``: stop)."""
         ...
 
-    async def hold_locks(self, keys: Iterable[int]) -> int | None:
-        """Hold this process's shard locks ``keys`` while the database is open; the first key
-        another process holds (none are then taken), or ``None``."""
+    async def hold_locks(self, keys: Iterable[int], count: int) -> ShardClash | None:
+        """Hold this process's shard locks ``keys`` of ``count`` shards while the database is
+        open; what another process holds that clashes (none are then taken), or ``None``."""
         ...
 
-    async def keep_locks(self) -> int | None:
+    async def keep_locks(self) -> ShardClash | None:
         """Hold the locks ``hold_locks`` took again if the database dropped them (a restart);
-        the first key another process took meanwhile (none are then held), or ``None``."""
+        what another process took meanwhile (none are then held), or ``None``."""
         ...
 
     async def migrate(self) -> None:

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .errors import DatabaseUnavailable, StorageError
-from .interface import Conn, Row
+from .interface import Conn, Row, ShardClash
 from .migrations_postgres import migrate as migrate_postgres
 from .migrations_postgres import schema_version as postgres_version
 
@@ -52,6 +52,17 @@ _SHARD_LOCK = "SELECT hashtext('spite-malice-bot shards in ' || current_schema()
 """The advisory-lock namespace of the shard locks: one per schema, since PostgreSQL's advisory
 locks are one space per database, and two bots (or two test runs) may keep their tables in two
 schemas of one database: each must claim shard 0 of its own tables, not of the other's."""
+
+_COUNT_LOCK = "SELECT hashtext('spite-malice-bot shard count in ' || current_schema())"
+"""The namespace of the shard-count locks: each process holds a shared lock on its
+``SHARD_COUNT`` (1 unsharded), so a process started with another count sees it in ``pg_locks``:
+two counts on one database split the servers two ways, and some would be looked after twice."""
+
+_OTHER_COUNTS = """
+SELECT DISTINCT objid::bigint FROM pg_locks
+WHERE locktype = 'advisory' AND objsubid = 2 AND classid = $1::int::oid AND objid <> $2::int::oid
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+ORDER BY 1"""
 
 
 class _PgConn:
@@ -134,6 +145,7 @@ class PostgresDatabase:
         self._tracer: Callable[[str], None] | None = None
         self._held: Any = None  # the connection that holds this process's shard locks
         self._held_keys: list[int] = []  # the shard locks it holds
+        self._held_count: int | None = None  # the shard count whose shared lock it holds
 
     @classmethod
     async def connect(cls, url: str, settings: Mapping[str, str] | None = None
@@ -173,13 +185,14 @@ class PostgresDatabase:
     async def close(self) -> None:
         if self._held is not None:
             await self._held.close()  # the shard locks go with it
-            self._held, self._held_keys = None, []
+            self._held, self._held_keys, self._held_count = None, [], None
         await self._pool.close()
 
-    async def hold_locks(self, keys: Iterable[int]) -> int | None:
-        """Take the session locks ``keys`` (of the shard namespace) on a connection of their
-        own, held until ``close`` (or until this process dies: the server then drops them);
-        the first key another process holds, with none taken, or ``None`` when all are."""
+    async def hold_locks(self, keys: Iterable[int], count: int) -> ShardClash | None:
+        """Take the session locks ``keys`` (of the shard namespace) and a shared lock on the
+        shard ``count`` on a connection of their own, held until ``close`` (or until this
+        process dies: the server then drops them). What clashes (none are then taken): a key
+        another process holds, or another process's shard count; ``None`` when all are held."""
         import asyncpg
 
         keys = list(keys)
@@ -188,7 +201,28 @@ class PostgresDatabase:
         with _postgres_faults():  # a server away is DatabaseUnavailable, as for any use
             if self._held is None:
                 self._held = await asyncpg.connect(self._url, timeout=self.CONNECT_TIMEOUT)
-            return await self._take(keys)
+                self._held_count = None
+            clash = await self._take_count(count)
+            if clash is not None:
+                return clash
+            taken = await self._take(keys)
+            return None if taken is None else ShardClash(shard=taken)
+
+    async def _take_count(self, count: int) -> ShardClash | None:
+        space = int(await self._held.fetchval(_COUNT_LOCK))
+        if self._held_count != count:
+            if self._held_count is not None:
+                await self._held.execute("SELECT pg_advisory_unlock_shared($1, $2)", space,
+                                         self._held_count)
+            # Taken before looking: of two processes starting at once, each sees the other.
+            await self._held.execute("SELECT pg_advisory_lock_shared($1, $2)", space, count)
+            self._held_count = count
+        other = await self._held.fetchval(_OTHER_COUNTS, space, count)
+        if other is None:
+            return None
+        await self._held.execute("SELECT pg_advisory_unlock_shared($1, $2)", space, count)
+        self._held_count = None
+        return ShardClash(count=int(other))
 
     async def _take(self, keys: list[int]) -> int | None:
         space = int(await self._held.fetchval(_SHARD_LOCK))
@@ -204,17 +238,17 @@ class PostgresDatabase:
         self._held_keys = sorted(set(self._held_keys) | set(taken))
         return None
 
-    async def keep_locks(self) -> int | None:
+    async def keep_locks(self) -> ShardClash | None:
         """The session locks die with the connection that holds them: a server restart (or a
         cut connection) frees them for any other process. Check the connection; if it is gone,
-        take the locks again on a new one. The first key another process took meanwhile (none
-        are then held), or ``None``."""
-        if not self._held_keys:
+        take the locks again on a new one. What another process took meanwhile (none are then
+        held), or ``None``."""
+        if not self._held_keys or self._held_count is None:
             return None
         if self._held is not None and await self._held_alive():
             return None
         # (The keys stay wanted while the server is still away: the next round tries again.)
-        return await self.hold_locks(self._held_keys)
+        return await self.hold_locks(self._held_keys, self._held_count)
 
     async def _held_alive(self) -> bool:
         try:

@@ -17,7 +17,7 @@ from typing import Any
 import aiosqlite
 
 from .errors import DatabaseUnavailable, StorageError
-from .interface import Conn, Row
+from .interface import Conn, Row, ShardClash
 from .migrations_sqlite import migrate as migrate_sqlite
 from .migrations_sqlite import schema_version as sqlite_version
 
@@ -296,10 +296,10 @@ class SqliteDatabase:
         finally:
             self._lock.release()
 
-    async def hold_locks(self, keys: Iterable[int]) -> int | None:
+    async def hold_locks(self, keys: Iterable[int], count: int) -> ShardClash | None:
         return None  # one process per SQLite file: dblock sees to it
 
-    async def keep_locks(self) -> int | None:
+    async def keep_locks(self) -> ShardClash | None:
         return None
 
     async def migrate(self) -> None:

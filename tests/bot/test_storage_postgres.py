@@ -127,6 +127,33 @@ async def test_a_shard_runs_in_one_process_only(pair) -> None:
         await three.close()
 
 
+async def test_every_process_on_a_database_has_the_same_shard_count(pair) -> None:
+    # SHARD_COUNT=2 on one process and 3 on another split the servers two ways: the server
+    # (guild_id >> 22) == 4 is shard 0 of two and shard 1 of three, looked after by both.
+    from bot.shards import ShardSet
+    from bot.storage import ShardInUse
+
+    one, two, url = pair
+    await one.claim_shards(ShardSet(2, frozenset({0})))
+    with pytest.raises(ShardInUse, match="runs with SHARD_COUNT=2, this one with SHARD_COUNT=3"):
+        await two.claim_shards(ShardSet(3, frozenset({1})))
+    with pytest.raises(ShardInUse, match="SHARD_COUNT=2, this one unsharded"):
+        await two.claim_shards(ShardSet.single())
+    # Nothing was kept of those tries: the same count is welcome, and its shard still free.
+    await two.claim_shards(ShardSet(2, frozenset({1})))
+    three = await Storage.open(url)
+    try:
+        with pytest.raises(ShardInUse, match="already runs shard 1"):
+            await three.claim_shards(ShardSet(2, frozenset({1})))
+        await one.close()
+        with pytest.raises(ShardInUse, match="SHARD_COUNT=2"):  # two still runs
+            await three.claim_shards(ShardSet(4, frozenset({0, 1, 2, 3})))
+        await two.close()
+        await three.claim_shards(ShardSet(4, frozenset({0, 1, 2, 3})))  # all gone: a new count
+    finally:
+        await three.close()
+
+
 async def test_bots_in_two_schemas_each_run_their_shard_zero(pair) -> None:
     # Advisory locks are one space per database: a bot keeping its tables in another schema of
     # the same database (or another test run on the same server) has shards of its own.
