@@ -252,3 +252,35 @@ async def test_suggestions_stay_when_the_box_has_its_focus_back_at_once(sandbox_
     await popup.wait_for(state="visible")
     await alice.page.wait_for_timeout(400)
     assert await popup.is_visible()
+
+
+async def test_an_open_table_filled_from_the_page_with_the_computer(sandbox_run: Run) -> None:
+    """Alice opens a table of three, Bob joins with its button, and Alice seats the computer
+    from her private level menu: the table starts, and the game's thread shows every seat."""
+    run = sandbox_run
+    alice, bob = await run.person("Alice"), await run.person("Bob")
+    await alice.command("/table seats:3")
+    table = bob.message("looking for players")
+    await table.get_by_role("button", name="Join").click()
+    await alice.message("looking for players").get_by_text("Bob").first.wait_for()
+    menu = await private_after(
+        alice, alice.message("looking for players").get_by_role("button", name="Add computer")
+        .click())
+    assert "Only you can see this" in await menu.inner_text()
+    assert await bob.page.locator(
+        f'.message[data-id="{await menu.get_attribute("data-id")}"]').count() == 0
+    options = await menu.locator("select.select-menu option").evaluate_all(
+        "els => els.map(e => e.value).filter(v => v)")
+    assert options == ["easy", "normal", "hard"], options
+    await menu.locator("select.select-menu").select_option("easy")
+    await menu.get_by_text("has taken a seat").wait_for()  # the menu's answer, in its place
+    for person in (alice, bob):
+        await person.message("Started").wait_for()
+        await person.page.locator(".channel.thread").first.wait_for()
+        await person.page.locator(".channel.thread").first.click()
+        await person.page.locator(".embed-image img").first.wait_for()
+        board = await person.page.locator(".message", has=person.page.locator(
+            ".embed-image")).last.inner_text()
+        assert all(name in board for name in ("Alice", "Bob", "Computer")), board
+    assert len(run.live().names) == 3
+    assert run.live().players[2] == run.bot.computer_id  # seated after Bob, who joined first
