@@ -3,7 +3,8 @@
 ``python -m bot.bench [render|ledger|load] [--boards N] [--seed S]`` prints one JSON line per
 measurement; with no benchmark named it runs render and ledger (``ledger``: see
 ``ledger_bench``; ``load``, the real bot as a process under many games at once: see
-``load_bench``).
+``load_bench``; ``migrate``, ``python -m bot migrate`` on a big database: see
+``migrate_bench``).
 ``render`` draws boards and hands from seeded games of both rule sets at many stages, from
 the deal to the finished game, including long side stacks; then the same at tables of three
 and of four (a player leaving in every other game), as rows of their own
@@ -253,7 +254,8 @@ def _load(args: argparse.Namespace) -> list[dict[str, object]]:
 
     from .load_bench import run_load
 
-    return run_load(args.games, mode=args.mode, interval=args.interval, duration=args.duration,
+    return run_load(args.games or [10], mode=args.mode, interval=args.interval,
+                    duration=args.duration,
                     rules=args.rules, board_delay=args.board_delay, seed=args.seed,
                     open_concurrency=args.open_concurrency,
                     profile=Path(args.profile) if args.profile else None,
@@ -273,11 +275,18 @@ def _hand(args: argparse.Namespace) -> list[dict[str, object]]:
     return [run_hand(args.store_games, args.repeats, args.seed)]
 
 
+def _migrate(args: argparse.Namespace) -> list[dict[str, object]]:
+    from .migrate_bench import DEFAULT_DATABASE, run_migrate
+
+    return list(run_migrate(args.games or [1_000, 10_000], args.database or DEFAULT_DATABASE,
+                            args.seed, args.pool, args.budget))
+
+
 def _chaos(args: argparse.Namespace) -> list[dict[str, object]]:
     from .chaos_bench import run_chaos
 
     database = args.database or "sqlite"
-    return [asyncio.run(run_chaos(args.games[0], duration=args.duration,
+    return [asyncio.run(run_chaos((args.games or [10])[0], duration=args.duration,
                                   fault_rate=args.fault_rate, gateway_every=args.gateway_every,
                                   database=database, db_outage=args.db_outage,
                                   settle=args.settle, seed=args.seed,
@@ -291,6 +300,7 @@ BENCHMARKS: dict[str, Callable[[argparse.Namespace], list[dict[str, object]]]] =
     "hand": _hand,
     "load": _load,
     "chaos": _chaos,
+    "migrate": _migrate,
 }
 """The benchmarks by name."""
 
@@ -323,8 +333,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=10, help="times each hand is shown (hand)")
     load = parser.add_argument_group("load", "the real bot as a process against the local fake "
                                      "Discord (see load_bench)")
-    load.add_argument("--games", type=_sizes, default=[10],
-                      help="games open at once, one run per size: 10,50,100")
+    load.add_argument("--games", type=_sizes, default=None,
+                      help="games open at once, one run per size: 10,50,100 (default 10); "
+                           "migrate: finished matches in the source (default 1000,10000)")
     load.add_argument("--mode", choices=["eager", "paced"], default="eager",
                       help="eager: act as soon as answered; paced: a move per game every "
                            "--interval seconds on average")
@@ -354,11 +365,19 @@ def main(argv: Sequence[str] | None = None) -> None:
                        help="with --database private: seconds PostgreSQL is stopped mid-run")
     chaos.add_argument("--settle", type=float, default=90.0,
                        help="seconds the bot gets to catch up after the faults stop")
+    migrate = parser.add_argument_group("migrate", "python -m bot migrate on a big database "
+                                        "(see migrate_bench; --games, --seed and --database "
+                                        "too)")
+    migrate.add_argument("--pool", type=int, default=20, help="distinct matches played")
+    migrate.add_argument("--budget", type=float, default=900.0,
+                         help="seconds a size may be projected to take: over it, the replay "
+                              "check is left out, and if still over, the size")
     args = parser.parse_args(argv)
     if args.boards < 1:
         parser.error("--boards must be at least 1")
-    # "all" is the quick ones; storage and load take minutes and are asked for by name.
-    names = [n for n in BENCHMARKS if n not in ("load", "storage", "chaos")] \
+    # "all" is the quick ones; storage, load, chaos and migrate take minutes and are asked
+    # for by name.
+    names = [n for n in BENCHMARKS if n not in ("load", "storage", "chaos", "migrate")] \
         if args.benchmark == "all" \
         else [args.benchmark]
     for name in names:
