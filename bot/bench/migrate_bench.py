@@ -213,8 +213,11 @@ async def _measure(database: str, games: int, pool: Sequence[_Played], seed: int
         sqlite_mb = sum(p.stat().st_size for p in Path(tmp).iterdir()) / 2**20
         marks: list[tuple[str, float]] = []
 
+        peaks: list[tuple[str, int]] = []
+
         def say(line: str) -> None:
             marks.append((line.strip(), time.perf_counter()))
+            peaks.append((_step(line.strip()), _rss_kb("VmHWM")))
             if not replay and line.startswith("Row counts match"):
                 raise _Stop
 
@@ -264,17 +267,41 @@ async def _measure(database: str, games: int, pool: Sequence[_Played], seed: int
         "check_ledger_s": round(balanced - replayed, 2),
         "total_s": round(total_s, 1),
         "rss_mb_start": round(rss_start / 1024), "rss_mb_peak": round(rss_peak / 1024),
+        "rss_mb_peak_by_step": _growth(peaks, rss_start),
         "rows": rows,
     }
+
+
+def _step(line: str) -> str:
+    """The step of the command that a line it said ends."""
+    if line.startswith("Row counts"):
+        return "check_counts"
+    if line.startswith("All"):
+        return "check_replay" if " games " in line else "check_ledger"
+    return line.split(":")[0] if line.endswith(" rows") else line.split(" ")[0].lower()
+
+
+def _growth(peaks: Sequence[tuple[str, int]], start: int) -> dict[str, int]:
+    """The peak RSS (MB) as each step of the command ended, for the steps that raised it
+    (a table's copy by the table's name, then ``check_counts``, ``check_replay``,
+    ``check_ledger``)."""
+    out: dict[str, int] = {}
+    last = start
+    for step, peak in peaks:
+        if peak > last:
+            out[step] = round(peak / 1024)
+            last = peak
+    return out
 
 
 def _projected(last: dict[str, Any], games: int, replay: bool) -> float:
     """Seconds a run of ``games`` would take, build included, at the rates of ``last``
     (the replay check only if ``replay``)."""
     steps = ["build_s", "open_s", "copy_s", "check_counts_s", "check_ledger_s"]
-    if replay:
-        steps.append("check_replay_s")
-    return sum(float(last[step] or 0) for step in steps) * games / int(last["games"])
+    if replay:  # measured, or projected in a run that left it out
+        steps.append("check_replay_s" if last["check_replay_s"] is not None
+                     else "check_replay_projected_s")
+    return sum(float(last.get(step) or 0) for step in steps) * games / int(last["games"])
 
 
 def run_migrate(sizes: Sequence[int], database: str = DEFAULT_DATABASE, seed: int = 1,
