@@ -17,6 +17,7 @@ source is left as it was, so going back is starting the bot on it again.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -27,7 +28,10 @@ from engine import RuleSet
 
 from .dblock import DatabaseInUse, hold_database
 
-__all__ = ["MigrationError", "migrate"]
+__all__ = ["PROGRESS_EVERY", "MigrationError", "migrate"]
+
+PROGRESS_EVERY = 10.0
+"""Seconds between the replay check's progress lines (on a big database it takes minutes)."""
 
 
 class MigrationError(RuntimeError):
@@ -89,7 +93,12 @@ async def _check(old: Storage, new: Storage, counts: dict[str, int], copied: dic
             f"{t} (source {counts[t]}, copied {copied[t]}, now {after[t]})" for t in wrong))
     say(f"Row counts match in all {len(counts)} tables.")
     games = await old.game_ids()
-    for game_id in games:
+    clock = time.monotonic
+    told = clock()
+    for done, game_id in enumerate(games):
+        if clock() - told >= PROGRESS_EVERY:
+            say(f"Replayed {done} of {len(games)} games…")
+            told = clock()
         before, now = await old.get_game(game_id), await new.get_game(game_id)
         if before is None or now is None or before != now:
             raise MigrationError(f"Game {game_id} differs after the copy.")
@@ -97,8 +106,10 @@ async def _check(old: Storage, new: Storage, counts: dict[str, int], copied: dic
         if [seq for seq, _, _, _ in log] != list(range(1, now.version + 1)):
             raise MigrationError(f"Game {game_id}'s move log has gaps.")
         try:
+            # Dealt for the game's own number of seats (a table of three or four too).
             replay = replay_match(RuleSet.from_dict(now.state["rules"]), int(now.state["seed"]),
-                                  [(seat, text) for _, seat, _, text in log])
+                                  [(seat, text) for _, seat, _, text in log],
+                                  players=len(now.state["scores"]), positions_kept=False)
             match = restore_match(now).to_dict()
         except (ReplayError, ValueError, KeyError) as exc:
             raise MigrationError(f"Game {game_id} can't be replayed: {exc}") from None

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import bot.ops.migrate
 from bot.games.game_service import GameService, LiveGame
 from bot.money.ledger_service import LedgerService
 from bot.ops.dblock import hold_database
@@ -161,3 +162,35 @@ def test_python_m_bot_migrate(tmp_path: Path, postgres_url: str) -> None:
     wrong = subprocess.run([sys.executable, "-m", "bot", "migrate", "--to"], cwd=tmp_path,
                            env=env, capture_output=True, text=True, timeout=120)
     assert wrong.returncode == 2 and "migrate --to postgresql://" in wrong.stderr
+
+
+async def test_tables_of_three_and_four_move_too(tmp_path: Path, postgres_url: str,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # The check replays every game: a table's game is dealt for its own number of seats.
+    # (It refused any database holding one: "Game 1 can't be replayed … not your turn".)
+    monkeypatch.setattr(bot.ops.migrate, "PROGRESS_EVERY", 0.0)
+    path = tmp_path / "tables.sqlite3"
+    clock = Clock(1_700_000_000.0)
+    storage = await Storage.open(path, clock)
+    try:
+        games = GameService(storage, computer_id=BOT, clock=clock)
+        lives = []
+        for seated in ((ANN, BOB, CAROL), (BOB, CAROL, ANN, 404)):
+            table = await games.open_table(guild_id=G, channel_id=10, host=(seated[0], "H"),
+                                           seats=len(seated), rules_name="classic",
+                                           stakes=(100, 5))
+            live = None
+            for user in seated[1:]:
+                _, live = await games.join_table(table.id, user, f"P{user}")
+            assert live is not None and len(live.players) == len(seated)
+            await _play(games, live, 60)
+            lives.append(live)
+        await games.resign(lives[0].id, lives[0].on_turn)  # the others play on
+        await games.resign(lives[0].id, lives[0].on_turn)
+        assert lives[0].finished and not lives[1].finished
+    finally:
+        await storage.close()
+    said: list[str] = []
+    await migrate(str(path), postgres_url, said.append)
+    assert "All 2 games are the replay of their moves" in "\n".join(said), said
+    assert "Replayed 1 of 2 games…" in said  # a long check says how far it is
