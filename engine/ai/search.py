@@ -31,7 +31,7 @@ from ..views import View
 from .knowledge import HandCheck, UnseenPool, last_turn_ends, opponents_in_order
 from .planner import Candidate, Planner, Weights
 
-__all__ = ["HARD_KINGS_WEIGHTS", "HARD_WEIGHTS", "Searcher"]
+__all__ = ["HARD_KINGS_WEIGHTS", "HARD_TABLE_CLASSIC_WEIGHTS", "HARD_WEIGHTS", "Searcher"]
 
 HARD_WEIGHTS = Weights(threat=300.0, wild_spent=80.0, pass_cost=30.0, idle_behind=5000.0,
                        stuck_risk=150.0)
@@ -51,6 +51,14 @@ back to five, so cards played are new cards seen). The measurements behind both 
 are in BENCHMARKS.md."""
 
 
+HARD_TABLE_CLASSIC_WEIGHTS = replace(HARD_WEIGHTS, pass_cost=200.0)
+"""The hard player's evaluation in classic with two opponents or more still playing: a turn
+ends with a discard rather than a pass whenever it can (a pass costs 200, not 30): the hand is
+then topped up with new cards next turn. Against two ``normal`` players, on three sets of 300
+games (BENCHMARKS.md): pass cost 30 0.426, 60 0.443, 100 0.445, 200 0.450. A table of two keeps
+``HARD_WEIGHTS`` (its games are pinned)."""
+
+
 class Searcher:
     """Chooses the ``hard`` player's turn by planning against sampled deals of hidden cards."""
 
@@ -65,6 +73,7 @@ class Searcher:
         self.threat_deals = threat_deals
         self.weights = HARD_WEIGHTS
         self.kings_weights = HARD_KINGS_WEIGHTS
+        self.table_classic_weights = HARD_TABLE_CLASSIC_WEIGHTS
 
     def plan(self, view: View) -> Candidate | None:
         """The chosen turn for ``view`` (whose seat is on turn)."""
@@ -85,7 +94,12 @@ class Searcher:
                      for _ in range(self.threat_deals)]
         else:
             deals = [pool.glimpse(rng, draws) for _ in range(self.threat_deals)]
-        weights = self.kings_weights if view.rules.wild_rank else self.weights
+        if view.rules.wild_rank:
+            weights = self.kings_weights
+        elif len(opponents) >= 2:
+            weights = self.table_classic_weights
+        else:
+            weights = self.weights
         found = Planner(view, weights, self.node_limit, deals).search(keep=1)
         return found[0] if found else None
 
