@@ -242,8 +242,10 @@ class UnseenPool:
                         continue
                     i = int(rand() * n_plain)
                     n_plain -= 1
-                    out.append(plain[i])
+                    card = plain[i]
+                    out.append(card)
                     plain[i] = plain[n_plain]
+                    plain[n_plain] = card
                     free -= 1
                 part = tuple(out)
                 if not last and check is not None and not check(part):

@@ -423,6 +423,22 @@ def test_hard_at_a_bigger_table_deals_hands_that_fit_the_last_turns() -> None:
     assert pool.glimpse_fitting(rng, 15, [lambda hand: False, None], 3).opponent_hand
 
 
+def test_a_deal_dealt_again_holds_only_unseen_cards() -> None:
+    # Each try deals from the same unseen cards: a card drawn in a failed try goes back, so
+    # the kept deal never holds a card more often than the unseen cards do (it once did: a
+    # draw overwrote the drawn card's place, so a retry could deal one card twice).
+    view = _after_two_turns().view(0)
+    pool = UnseenPool(view)
+    unseen = Counter(unseen_cards(view))
+    rng = random.Random(7)
+    for tries in (2, 5, 20):
+        for _ in range(50):
+            deal = pool.glimpse_fitting(rng, 40, [lambda hand: False, None], tries)
+            dealt = Counter(deal.opponent_hand + deal.later_hands[0] + deal.stock)
+            assert sum(dealt.values()) == 3 + 3 + min(40, view.stock_size)
+            assert not dealt - unseen
+
+
 def test_normal_in_classic_at_a_bigger_table_keeps_its_jokers_where_at_two_it_spends_them() -> None:
     # Seat 0 could play the 3, both jokers and the 5 (none of it reaching its pay-off 10). At a
     # table of two normal does; at a table of three it keeps the jokers for its pay-off card
