@@ -51,14 +51,16 @@ back to five, so cards played are new cards seen). The measurements behind both 
 are in BENCHMARKS.md."""
 
 
-HARD_TABLE_CLASSIC_WEIGHTS = replace(HARD_WEIGHTS, pass_cost=200.0, wild_spent=300.0)
+HARD_TABLE_CLASSIC_WEIGHTS = replace(HARD_WEIGHTS, pass_cost=200.0, wild_spent=300.0, keep=3.0)
 """The hard player's evaluation in classic with two opponents or more still playing: a turn
 ends with a discard rather than a pass whenever it can (a pass costs 200, not 30): the hand is
-then topped up with new cards next turn; and a joker is spent only on the way to the pay-off
-card (each one spent otherwise costs 300, not 80). Against two ``normal`` players, on three
-sets of 300 games (BENCHMARKS.md): pass cost 30 0.426, 60 0.443, 100 0.445, 200 0.450; then
-jokers at 40 0.410, 80 0.444, 150 0.459, 300 0.464, 600 0.458, 1,000 0.465. A table of two
-keeps ``HARD_WEIGHTS`` (its games are pinned)."""
+then topped up with new cards next turn; a joker is spent only on the way to the pay-off card
+(each one spent otherwise costs 300, not 80); and a discard minds less what the card could do
+from the hand (``keep`` 3, not 6). Against two ``normal`` players, on three sets of 300 games
+(BENCHMARKS.md): pass cost 30 0.426, 60 0.443, 100 0.445, 200 0.450; then jokers at 40 0.410,
+80 0.444, 150 0.459, 300 0.464, 600 0.458, 1,000 0.465; then keep 0 0.452, 1.5 0.453, 3
+0.473, 12 0.440 (three more sets: 0.459 -> 0.492). A table of two keeps ``HARD_WEIGHTS``
+(its games are pinned)."""
 
 
 class Searcher:
