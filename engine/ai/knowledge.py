@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..cards import Card
@@ -25,6 +25,7 @@ __all__ = [
     "Glimpse",
     "HandCheck",
     "TurnEnd",
+    "chain_reach",
     "dealt_in",
     "fit_masks",
     "hand_fits",
@@ -401,38 +402,58 @@ def _wild_codes(rules: RuleSet) -> list[bool]:
 
 
 def _chain_fails(end: TurnEnd, held: list[Card], fit: list[int], wild: list[bool]) -> bool:
-    goal = end.goal
-    for start in end.starts:
-        hand = held[:]
-        piles = [list(p) for p in end.piles if p]
+    return not chain_reach(end.starts, end.goal, held, end.piles, fit, wild)
+
+
+def chain_reach(starts: Iterable[int], goal: int, hand: Sequence[Card],
+                piles: Sequence[Sequence[Card]], fit: Sequence[int], wild: Sequence[bool],
+                stock: Sequence[Card] = (), hand_size: int = 0) -> int:
+    """The centre needs among ``starts`` from which a player holding ``hand`` and these side
+    stacks plays cards of ranks need..goal-1 in turn: a greedy chain, natural cards before wild
+    ones and side-stack tops before the hand; with a ``hand_size``, an emptied hand draws that
+    many cards from ``stock`` (rule 6). A bit mask of the starts reached. ``fit`` and ``wild``
+    are per card code: the needs it may be played on, and whether it is the wild card. Shared
+    by the planner (the opponents' reach) and the reading of a finished turn (``HandCheck``)."""
+    mask = 0
+    for start in starts:
+        held = list(hand)
+        tops = [list(p) for p in piles]
+        pos = 0
         need = start
         while need < goal:
-            for pile in piles:
-                c = pile[-1] if pile else None
-                if c is not None and c.rank == need and not wild[c.code]:
+            used = False
+            for pile in tops:
+                if pile and pile[-1].rank == need and not wild[pile[-1].code]:
                     pile.pop()
+                    used = True
                     break
-            else:
-                for c in hand:
+            if not used:
+                for c in held:
                     if c.rank == need and not wild[c.code]:
-                        hand.remove(c)
+                        held.remove(c)
+                        used = True
                         break
-                else:
-                    for pile in piles:
-                        if pile and fit[pile[-1].code] >> need & 1:
-                            pile.pop()
-                            break
-                    else:
-                        for c in hand:
-                            if fit[c.code] >> need & 1:
-                                hand.remove(c)
-                                break
-                        else:
-                            break
+            if not used:
+                for pile in tops:
+                    if pile and fit[pile[-1].code] >> need & 1:
+                        pile.pop()
+                        used = True
+                        break
+            if not used:
+                for c in held:
+                    if fit[c.code] >> need & 1:
+                        held.remove(c)
+                        used = True
+                        break
+            if not used:
+                break
+            if not held and hand_size:
+                held = list(stock[pos:pos + hand_size])
+                pos += hand_size
             need += 1
         if need >= goal:
-            return False
-    return True
+            mask |= 1 << start
+    return mask
 
 
 def idle_streak(view: View) -> int:

@@ -35,6 +35,7 @@ from ..views import View
 from .knowledge import (
     Glimpse,
     Hidden,
+    chain_reach,
     fit_masks,
     idle_streak,
     opponents_in_order,
@@ -443,50 +444,9 @@ class Planner:
         """The needs in ``starts`` from which cards of ranks need..goal-1 can be played from
         these side stacks and hand (drawing from ``stock`` when the hand empties): a greedy
         chain that uses natural cards before wild ones and side-stack tops before the hand."""
-        h = self.rules.hand_size
-        refill = self.rules.refill_empty_hand
-        wild = self.wild_code
-        fit = self.fit
-        mask = 0
-        for start in starts:
-            hand = start_hand[:]
-            piles = [p[:] for p in piles0]
-            pos = 0
-            need = start
-            while need < goal:
-                used = False
-                for pile in piles:
-                    if pile and pile[-1].rank == need and not wild[pile[-1].code]:
-                        pile.pop()
-                        used = True
-                        break
-                if not used:
-                    for c in hand:
-                        if c.rank == need and not wild[c.code]:
-                            hand.remove(c)
-                            used = True
-                            break
-                if not used:
-                    for pile in piles:
-                        if pile and fit[pile[-1].code] >> need & 1:
-                            pile.pop()
-                            used = True
-                            break
-                if not used:
-                    for c in hand:
-                        if fit[c.code] >> need & 1:
-                            hand.remove(c)
-                            used = True
-                            break
-                if not used:
-                    break
-                if not hand and refill:
-                    hand = list(stock[pos:pos + h])
-                    pos += h
-                need += 1
-            if need >= goal:
-                mask |= 1 << start
-        return mask
+        size = self.rules.hand_size if self.rules.refill_empty_hand else 0
+        return chain_reach(starts, goal, start_hand, piles0, self.fit, self.wild_code, stock,
+                           size)
 
     def own_reach(self, cand: Candidate) -> float:
         """The share of the sampled deals in which the viewer, next turn, reaches his pay-off
