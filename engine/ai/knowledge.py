@@ -333,7 +333,8 @@ def _turn_end(view: View, seat: int, move: Move, needs: list[int]) -> TurnEnd:
     end = TurnEnd(seat, banned, starts, goal, tuple(tuple(p) for p in piles), discarded,
                   useful)
     held = [discarded] if discarded is not None else []
-    if starts and not _chain_fails(end, held, fit_masks(rules), _wild_codes(rules)):
+    if starts and chain_reach(starts, goal, held, end.piles, fit_masks(rules),
+                              _wild_codes(rules)):
         # His side stacks alone reached the pay-off card: something else held him back.
         end = TurnEnd(seat, banned, (), goal, end.piles, discarded)
     return end
@@ -371,7 +372,7 @@ class HandCheck:
             return True
         end = self.end
         held = [*hand, end.discarded] if end.discarded is not None else list(hand)
-        return _chain_fails(end, held, self.fit, wild)
+        return not chain_reach(end.starts, end.goal, held, end.piles, self.fit, wild)
 
 
 def hand_fits(rules: RuleSet, end: TurnEnd, hand: Sequence[Card]) -> bool:
@@ -399,10 +400,6 @@ def _wild_codes(rules: RuleSet) -> list[bool]:
     if wild is None:
         wild = _WILD[rules] = [bool(m & (m - 1)) for m in fit_masks(rules)]
     return wild
-
-
-def _chain_fails(end: TurnEnd, held: list[Card], fit: list[int], wild: list[bool]) -> bool:
-    return not chain_reach(end.starts, end.goal, held, end.piles, fit, wild)
 
 
 def chain_reach(starts: Iterable[int], goal: int, hand: Sequence[Card],
