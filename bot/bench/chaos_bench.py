@@ -19,7 +19,8 @@ and the database is read with the bot stopped:
 - ``games_finished``; ``boards_current`` of ``boards``: games whose board shows the saved
   version at the end (all);
 - ``answered_within_3s``: interactions the bot answered (its deferral) within Discord's 3 s,
-  of ``interactions``;
+  of ``interactions``; ``late`` lists the others (at most ten): what they were, when the first
+  answer came (``null``: never), and the faults injected on their callback before it;
 - ``faults_injected`` and ``retries``: calls answered with a fault, and calls made again
   after one (by discord.py or by the bot).
 """
@@ -41,11 +42,29 @@ from bot.sandbox.load import LoadFakeDiscord
 
 from .load_bench import BotProcess, Load, Table
 
-__all__ = ["run_chaos"]
+__all__ = ["late_interactions", "run_chaos"]
 
 FAULT_KINDS = ("post", "edit", "followup", "followup_edit", "callback", "thread",
                "thread_member", "channel_edit", "fetch")
 FAULT_MIX = (Fault.error(500), Fault.error(502), Fault.error(503), Fault.rate_limited(0.5))
+
+
+def late_interactions(records: list[Any], injected: list[Any],
+                      limit: int = 10) -> list[dict[str, Any]]:
+    """The interactions not answered within 3 s (at most ``limit``): name, latency (``None``:
+    never answered) and the faults injected on their callback, with when each came after the
+    interaction was made (both wall-clock times)."""
+    late: list[dict[str, Any]] = []
+    for r in records:
+        if r.latency is not None and r.latency <= 3.0:
+            continue
+        path = f"/interactions/{r.id}/{r.token}/callback"
+        faults = [f"{f.fault.status} at {f.at - r.created_wall:.2f} s"
+                  for f in injected if f.path.endswith(path)]
+        late.append({"name": r.name,
+                     "latency_s": None if r.latency is None else round(r.latency, 2),
+                     "callback_faults": faults})
+    return late[:limit]
 
 
 def _is_subsequence(short: list[str], long: list[str]) -> tuple[bool, int]:
@@ -253,6 +272,7 @@ async def run_chaos(games: int = 10, *, duration: float = 60.0, fault_rate: floa
         **figures,
         "interactions": len(records),
         "answered_within_3s": answered,
+        "late": late_interactions(records, injected),
         "faults_injected": len(injected),
         "retries": retries,
         "gateway_drops": chaos.drops,

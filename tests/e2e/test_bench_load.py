@@ -8,11 +8,15 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from PIL import Image
 
+from bot.bench.chaos_bench import late_interactions
 from bot.bench.load_bench import board_lag, plot_p99, run_one
+from bot.sandbox import Fault
+from bot.sandbox.faults import InjectedFault
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,6 +89,25 @@ def test_board_lag_counts_from_the_play_to_the_first_picture_that_lists_it() -> 
     lags, missing = board_lag(played, pictures)
     assert [round(v, 6) for v in lags] == [0.2, 2.0, 3.0]
     assert missing == 1  # Di's play: no picture after it
+
+
+def test_the_chaos_bench_lists_the_late_interactions_with_their_callback_faults() -> None:
+    def record(n: int, latency: float | None) -> SimpleNamespace:
+        return SimpleNamespace(id=n, token=f"t{n}", name=f"play{n}", latency=latency,
+                               created_wall=100.0)
+
+    def fault(n: int, status: int, at: float) -> InjectedFault:
+        return InjectedFault("callback", Fault.error(status), "POST",
+                             f"/interactions/{n}/t{n}/callback", at)
+
+    records = [record(1, 0.2), record(2, None), record(3, 3.5), record(12, 0.1)]
+    injected = [fault(1, 500, 100.0), fault(2, 502, 100.0), fault(2, 500, 101.0),
+                fault(12, 503, 100.0)]
+    assert late_interactions(records, injected) == [
+        {"name": "play2", "latency_s": None, "callback_faults": ["502 at 0.00 s", "500 at 1.00 s"]},
+        {"name": "play3", "latency_s": 3.5, "callback_faults": []},
+    ]
+    assert late_interactions(records, injected, limit=1)[0]["name"] == "play2"
 
 
 def test_the_plot_is_a_png(tmp_path: Path) -> None:
