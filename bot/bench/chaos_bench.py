@@ -20,7 +20,7 @@ and the database is read with the bot stopped:
   version at the end (all);
 - ``answered_within_3s``: interactions the bot answered (its deferral) within Discord's 3 s,
   of ``interactions``; ``late`` lists the others (at most ten): what they were, when the first
-  answer came (``null``: never), and the faults injected on their callback before it;
+  answer came (``null``: never), and the faults injected on their callback (when each came);
 - ``faults_injected`` and ``retries``: calls answered with a fault, and calls made again
   after one (by discord.py or by the bot).
 """
