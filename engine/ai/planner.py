@@ -162,6 +162,8 @@ class Planner:
         rules = view.rules
         self.rules = rules
         self.fit = fit_masks(rules)
+        self.refill_size = rules.hand_size if rules.refill_empty_hand else 0
+        """Cards drawn when a hand empties mid-turn (rule 6; 0 with the option off)."""
         self.top = rules.top_rank
         self.me = me = view.viewer
         self.opps = opponents_in_order(view)
@@ -444,9 +446,8 @@ class Planner:
         """The needs in ``starts`` from which cards of ranks need..goal-1 can be played from
         these side stacks and hand (drawing from ``stock`` when the hand empties): a greedy
         chain that uses natural cards before wild ones and side-stack tops before the hand."""
-        size = self.rules.hand_size if self.rules.refill_empty_hand else 0
         return chain_reach(starts, goal, start_hand, piles0, self.fit, self.wild_code, stock,
-                           size)
+                           self.refill_size)
 
     def own_reach(self, cand: Candidate) -> float:
         """The share of the sampled deals in which the viewer, next turn, reaches his pay-off
