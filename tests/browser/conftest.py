@@ -30,6 +30,8 @@ from bot.sandbox import start_bot
 from bot.sandbox.logguard import ErrorLogGuard
 from bot.sandbox.session import Sandbox
 
+from .page_actions import send_command
+
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 TIMEOUT_MS = 15_000
 
@@ -65,12 +67,7 @@ class Person:
 
     async def command(self, text: str) -> None:
         """Type a whole command and send it."""
-        box = self.page.locator("#command")
-        await box.fill(text)
-        await box.press("Enter")
-        await self.page.wait_for_function(
-            "() => document.getElementById('command').value === '' || "
-            "!document.getElementById('refusal').hidden")
+        await send_command(self.page, text)
 
     async def open(self, name: str) -> None:
         """Open a channel or thread of the side list whose name contains ``name``."""

@@ -11,6 +11,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from .conftest import Person, Run
+from .page_actions import private_after as page_private_after
 
 
 async def board_pictures(person: Person) -> set[str]:
@@ -28,18 +29,8 @@ async def new_board_picture(person: Person, before: set[str]) -> None:
 
 
 async def private_after(person: Person, action: Awaitable[Any]) -> Any:
-    """Do ``action``; return the private answer it brings (a message of its own, once the bot
-    has finished thinking)."""
-    page = person.page
-    count = await page.locator(".message.ephemeral").count()
-    await action
-    await page.wait_for_function(
-        "(n) => document.querySelectorAll('.message.ephemeral').length > n", arg=count)
-    message_id = await page.locator(".message.ephemeral").last.get_attribute("data-id")
-    message = page.locator(f'.message[data-id="{message_id}"]')
-    await message.locator(".ephemeral-note").wait_for()
-    await message.locator(".loading").wait_for(state="detached")
-    return message
+    """Do ``action``; return the private answer it brings."""
+    return await page_private_after(person.page, action)
 
 
 async def ask(person: Person, command: str) -> Any:

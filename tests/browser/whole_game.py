@@ -41,6 +41,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from page_actions import private_after, send_command  # this script's own folder
+
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 STEP_TIMEOUT = 30.0
 """Seconds any one step may take (a computer's whole turn counts as one step)."""
@@ -169,25 +171,11 @@ class Page:
 
     async def private_after(self, action: Any) -> Any:
         """Do ``action``; return the private answer it brings, once the bot stopped thinking."""
-        page = self.page
-        count = await page.locator(".message.ephemeral").count()
-        await action
-        await page.wait_for_function(
-            "(n) => document.querySelectorAll('.message.ephemeral').length > n", arg=count)
-        message_id = await page.locator(".message.ephemeral").last.get_attribute("data-id")
-        message = page.locator(f'.message[data-id="{message_id}"]')
-        await message.locator(".ephemeral-note").wait_for()
-        await message.locator(".loading").wait_for(state="detached")
-        return message
+        return await private_after(self.page, action)
 
     async def send(self, text: str) -> None:
         """Type a whole command and press Enter (it leaves the box once sent)."""
-        box = self.page.locator("#command")
-        await box.fill(text)
-        await box.press("Enter")
-        await self.page.wait_for_function(
-            "() => document.getElementById('command').value === '' || "
-            "!document.getElementById('refusal').hidden")
+        await send_command(self.page, text)
         refusal = self.page.locator("#refusal")
         if await refusal.is_visible():
             raise Stuck(f"the page refused {text!r}: {await refusal.inner_text()}")
