@@ -76,7 +76,11 @@ async def _migrate(source: str, target: str, say: Callable[[str], None]) -> None
                     "an empty database only, so nothing was written.")
             counts = await old.table_counts()
             say(f"Copying {sum(counts.values()):,} rows from {source}…")
-            copied = await old.copy_into(new, lambda line: say(f"  {line}"))
+            try:
+                copied = await old.copy_into(new, lambda line: say(f"  {line}"))
+            except StorageError as exc:
+                raise MigrationError(f"The copy was refused, so nothing was written: {exc}"
+                                     ) from None
             await _check(old, new, counts, copied, say)
         finally:
             await new.close()

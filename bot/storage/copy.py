@@ -2,8 +2,10 @@
 
 Used by ``python -m bot migrate`` (SQLite → PostgreSQL). The rows are copied as they are, ids
 included, in an order that keeps every reference valid (a game before its moves, a ledger line
-before the void and the settlement that name it); the targets' id counters are then moved past
-the copied ids, so new rows don't collide with them.
+before the void and the settlement that name it), by the target's bulk load
+(``Conn.copy_rows``: PostgreSQL's COPY), with the references between tables checked once at the
+end (``Database.references_checked_after``); the targets' id counters are then moved past the
+copied ids, so new rows don't collide with them.
 """
 
 from __future__ import annotations
@@ -67,10 +69,11 @@ async def copy_tables(source: Database, target: Database,
     transaction of the target; how many rows of each table were copied."""
     copied: dict[str, int] = {}
     async with source.connection() as reader, target.transaction() as writer:
-        for table, key in TABLES:
-            copied[table] = await _copy_table(reader, writer, table, key)
-            if progress is not None:
-                progress(f"{table}: {copied[table]} rows")
+        async with target.references_checked_after(writer):
+            for table, key in TABLES:
+                copied[table] = await _copy_table(reader, writer, table, key)
+                if progress is not None:
+                    progress(f"{table}: {copied[table]} rows")
         await target.reset_identities(writer, _IDENTITIES)
     return copied
 
@@ -81,7 +84,6 @@ async def _copy_table(reader: Conn, writer: Conn, table: str, key: str) -> int:
         return 0
     columns = [str(c) for c in list(first.keys())]
     names = ", ".join(columns)
-    insert = (f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})")
     count = 0
     last: tuple[object, ...] | None = None
     width = len(key.split(","))
@@ -96,6 +98,6 @@ async def _copy_table(reader: Conn, writer: Conn, table: str, key: str) -> int:
                 f"ORDER BY {key} LIMIT {BATCH}", last)
         if not rows:
             return count
-        await writer.executemany(insert, [tuple(r[c] for c in columns) for r in rows])
+        await writer.copy_rows(table, columns, [tuple(r[c] for c in columns) for r in rows])
         count += len(rows)
         last = tuple(rows[-1][k.strip()] for k in key.split(","))

@@ -39,6 +39,13 @@ class Conn(Protocol):
         """Run a statement once per row of arguments."""
         ...
 
+    async def copy_rows(self, table: str, columns: Sequence[str],
+                        rows: Sequence[Sequence[Any]]) -> None:
+        """Load ``rows`` (values of ``columns``, in that order) into ``table`` as they are,
+        the fastest way the backend has: PostgreSQL's COPY, SQLite's INSERT per row. Defaults
+        and constraints hold as for an INSERT (a duplicate key is refused)."""
+        ...
+
     async def fetchone(self, sql: str, args: Sequence[Any] = ()) -> Row | None:
         """The first row of a query, or ``None``."""
         ...
@@ -105,6 +112,13 @@ class Database(Protocol):
                           rows: Iterable[Sequence[Any]]) -> None:
         """Run ``insert`` once per row, all or nothing, as fast as the backend can load many
         rows into ``table`` (a unique index still refuses a duplicate)."""
+        ...
+
+    def references_checked_after(self, conn: Conn) -> contextlib.AbstractAsyncContextManager[None]:
+        """Inside a transaction of ``conn``, around loading many rows: the references between
+        tables are checked once, when the block ends, rather than row by row (PostgreSQL drops
+        its foreign keys and adds them back, which checks every row in one pass each; a row
+        pointing nowhere fails the transaction). SQLite checks as it always does."""
         ...
 
     async def reset_identities(self, conn: Conn, tables: Iterable[str]) -> None:

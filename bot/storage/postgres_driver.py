@@ -83,6 +83,13 @@ class _PgConn:
         batch = [tuple(r) for r in rows]
         await self._conn.executemany(self._sql(sql, len(batch)), batch)
 
+    async def copy_rows(self, table: str, columns: Sequence[str],
+                        rows: Sequence[Sequence[Any]]) -> None:
+        # COPY … FROM STDIN in binary, the table found by the search path as any query's;
+        # values are encoded by the same codecs as a query's arguments.
+        self._sql(f"COPY {table} ({', '.join(columns)}) FROM STDIN")
+        await self._conn.copy_records_to_table(table, records=rows, columns=list(columns))
+
     async def fetchone(self, sql: str, args: Sequence[Any] = ()) -> Row | None:
         row: Row | None = await self._conn.fetchrow(self._sql(sql), *args)
         return row
@@ -283,6 +290,28 @@ class PostgresDatabase:
                           rows: Iterable[Sequence[Any]]) -> None:
         async with self.transaction() as conn:
             await conn.executemany(insert, rows)
+
+    @contextlib.asynccontextmanager
+    async def references_checked_after(self, conn: Conn) -> AsyncIterator[None]:
+        keys = await conn.fetchall(
+            "SELECT conrelid::regclass::text AS tab, conname, pg_get_constraintdef(oid) AS def "
+            "FROM pg_constraint WHERE contype = 'f' "
+            "AND connamespace = to_regnamespace(current_schema()) ORDER BY 1, 2")
+        for key in keys:
+            await conn.execute(f"ALTER TABLE {key['tab']} DROP CONSTRAINT {key['conname']}")
+        yield
+        # Not reached when the block fails: the transaction is then rolled back, which brings
+        # the foreign keys back as they were.
+        import asyncpg
+
+        for key in keys:
+            try:
+                await conn.execute(
+                    f"ALTER TABLE {key['tab']} ADD CONSTRAINT {key['conname']} {key['def']}")
+            except asyncpg.ForeignKeyViolationError as exc:
+                raise StorageError(
+                    f"Rows of {key['tab']} point to rows that don't exist "
+                    f"({exc.detail or exc}).") from None
 
     async def reset_identities(self, conn: Conn, tables: Iterable[str]) -> None:
         for table in tables:

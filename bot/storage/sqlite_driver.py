@@ -72,6 +72,12 @@ class _SqliteConn:
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         await self._db.executemany(sql, rows)
 
+    async def copy_rows(self, table: str, columns: Sequence[str],
+                        rows: Sequence[Sequence[Any]]) -> None:
+        marks = ", ".join("?" * len(columns))
+        await self._db.executemany(
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+
     async def fetchone(self, sql: str, args: Sequence[Any] = ()) -> Row | None:
         async with self._db.execute(sql, tuple(args)) as cur:
             row: Row | None = await cur.fetchone()
@@ -314,6 +320,10 @@ class SqliteDatabase:
     later_moves_sql = (
         "(SELECT json_group_array(json_array(m.seq, m.seat, m.move)) FROM moves m "
         "WHERE m.game_id = games.id AND m.seq > games.state_version)")
+
+    @contextlib.asynccontextmanager
+    async def references_checked_after(self, conn: Conn) -> AsyncIterator[None]:
+        yield  # SQLite checks each row as it is written, as always
 
     async def bulk_insert(self, table: str, insert: str,
                           rows: Iterable[Sequence[Any]]) -> None:

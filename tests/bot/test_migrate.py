@@ -194,3 +194,39 @@ async def test_tables_of_three_and_four_move_too(tmp_path: Path, postgres_url: s
     await migrate(str(path), postgres_url, said.append)
     assert "All 2 games are the replay of their moves" in "\n".join(said), said
     assert "Replayed 1 of 2 games…" in said  # a long check says how far it is
+
+
+_FOREIGN_KEYS = ("SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) "
+                 "FROM pg_constraint WHERE contype = 'f' "
+                 "AND connamespace = to_regnamespace(current_schema()) ORDER BY 1, 2")
+
+
+async def test_the_copy_keeps_every_foreign_key(tmp_path: Path, postgres_url: str) -> None:
+    # The copy loads with the foreign keys set aside and adds them back: the copy's schema
+    # ends with the same ones as a new database.
+    path = tmp_path / "old.sqlite3"
+    await _a_years_worth(path)
+    fresh = await Storage.open(postgres_url)
+    await fresh.close()
+    before = await run_sql(postgres_url, _FOREIGN_KEYS)
+    assert any(table == "moves" for table, _, _ in before)
+    await migrate(str(path), postgres_url, lambda _: None)
+    assert await run_sql(postgres_url, _FOREIGN_KEYS) == before
+
+
+async def test_a_row_pointing_nowhere_is_refused_and_nothing_is_written(
+        tmp_path: Path, postgres_url: str) -> None:
+    path = tmp_path / "old.sqlite3"
+    await _a_years_worth(path)
+    # A damaged file: a move of a game that isn't there (the bot's SQLite refuses to write
+    # one; a plain connection doesn't check).
+    await run_sql(str(path), "INSERT INTO moves (game_id, seq, seat, user_id, move, created_at) "
+                             "VALUES (999, 1, 0, 101, 'pass', 0)")
+    fresh = await Storage.open(postgres_url)
+    await fresh.close()
+    keys = await run_sql(postgres_url, _FOREIGN_KEYS)
+    with pytest.raises(MigrationError, match="nothing was written.*moves.*999"):
+        await migrate(str(path), postgres_url, lambda _: None)
+    assert await run_sql(postgres_url, "SELECT COUNT(*) FROM games") == [(0,)]
+    assert await run_sql(postgres_url, "SELECT COUNT(*) FROM moves") == [(0,)]
+    assert await run_sql(postgres_url, _FOREIGN_KEYS) == keys
