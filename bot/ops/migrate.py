@@ -31,7 +31,8 @@ from .dblock import DatabaseInUse, hold_database
 __all__ = ["PROGRESS_EVERY", "MigrationError", "migrate"]
 
 PROGRESS_EVERY = 10.0
-"""Seconds between the replay check's progress lines (on a big database it takes minutes)."""
+"""Seconds between the progress lines of a long table's copy and of the replay check (on a big
+database each takes minutes)."""
 
 
 class MigrationError(RuntimeError):
@@ -77,7 +78,8 @@ async def _migrate(source: str, target: str, say: Callable[[str], None]) -> None
             counts = await old.table_counts()
             say(f"Copying {sum(counts.values()):,} rows from {source}…")
             try:
-                copied = await old.copy_into(new, lambda line: say(f"  {line}"))
+                copied = await old.copy_into(new, lambda line: say(f"  {line}"),
+                                             PROGRESS_EVERY)
             except StorageError as exc:
                 raise MigrationError(f"The copy was refused, so nothing was written: {exc}"
                                      ) from None

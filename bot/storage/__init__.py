@@ -136,11 +136,12 @@ class Storage(SettingsRecords, ChallengeRecords, GameRecords, LedgerRecords, Rec
         row of a batch); ``None`` stops."""
         await self._db.trace(callback)
 
-    async def copy_into(self, target: Storage, progress: Callable[[str], None] | None = None
-                        ) -> dict[str, int]:
+    async def copy_into(self, target: Storage, progress: Callable[[str], None] | None = None,
+                        every: float = 10.0) -> dict[str, int]:
         """Copy every row into ``target`` (migrated and empty), in one transaction of the
-        target; rows copied per table."""
-        return await copy.copy_tables(self._db, target._db, progress)
+        target; rows copied per table. ``progress`` hears each table copied, and how far a
+        long one is every ``every`` seconds."""
+        return await copy.copy_tables(self._db, target._db, progress, every)
 
     async def table_counts(self) -> dict[str, int]:
         """How many rows each of the bot's tables holds."""

@@ -10,6 +10,7 @@ copied ids, so new rows don't collide with them.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from .interface import Conn, Database
@@ -64,21 +65,24 @@ async def ledger_pairs(db: Database) -> dict[tuple[int, int, int], tuple[int, in
 
 
 async def copy_tables(source: Database, target: Database,
-                      progress: Callable[[str], None] | None = None) -> dict[str, int]:
+                      progress: Callable[[str], None] | None = None,
+                      every: float = 10.0) -> dict[str, int]:
     """Copy every row of ``source`` into ``target`` (both migrated, the target empty) in one
-    transaction of the target; how many rows of each table were copied."""
+    transaction of the target; how many rows of each table were copied. ``progress`` hears
+    each table copied, and how far a long one is every ``every`` seconds."""
     copied: dict[str, int] = {}
     async with source.connection() as reader, target.transaction() as writer:
         async with target.references_checked_after(writer):
             for table, key in TABLES:
-                copied[table] = await _copy_table(reader, writer, table, key)
+                copied[table] = await _copy_table(reader, writer, table, key, progress, every)
                 if progress is not None:
                     progress(f"{table}: {copied[table]} rows")
         await target.reset_identities(writer, _IDENTITIES)
     return copied
 
 
-async def _copy_table(reader: Conn, writer: Conn, table: str, key: str) -> int:
+async def _copy_table(reader: Conn, writer: Conn, table: str, key: str,
+                      progress: Callable[[str], None] | None, every: float) -> int:
     first = await reader.fetchone(f"SELECT * FROM {table} LIMIT 1")
     if first is None:
         return 0
@@ -87,6 +91,7 @@ async def _copy_table(reader: Conn, writer: Conn, table: str, key: str) -> int:
     count = 0
     last: tuple[object, ...] | None = None
     width = len(key.split(","))
+    told = time.monotonic()
     while True:
         # Keyset pages, in key order (a reference always points to an earlier row).
         if last is None:
@@ -100,4 +105,7 @@ async def _copy_table(reader: Conn, writer: Conn, table: str, key: str) -> int:
             return count
         await writer.copy_rows(table, columns, [tuple(r[c] for c in columns) for r in rows])
         count += len(rows)
+        if progress is not None and time.monotonic() - told >= every:
+            progress(f"{table}: {count:,} rows so far…")
+            told = time.monotonic()
         last = tuple(rows[-1][k.strip()] for k in key.split(","))

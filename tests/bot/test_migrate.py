@@ -194,6 +194,8 @@ async def test_tables_of_three_and_four_move_too(tmp_path: Path, postgres_url: s
     await migrate(str(path), postgres_url, said.append)
     assert "All 2 games are the replay of their moves" in "\n".join(said), said
     assert "Replayed 1 of 2 games…" in said  # a long check says how far it is
+    moves = int((await run_sql(str(path), "SELECT COUNT(*) FROM moves"))[0][0])
+    assert f"  moves: {moves:,} rows so far…" in said  # and so does a long table's copy
 
 
 _FOREIGN_KEYS = ("SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) "
