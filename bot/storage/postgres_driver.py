@@ -298,7 +298,7 @@ class PostgresDatabase:
             "FROM pg_constraint WHERE contype = 'f' "
             "AND connamespace = to_regnamespace(current_schema()) ORDER BY 1, 2")
         for key in keys:
-            await conn.execute(f"ALTER TABLE {key['tab']} DROP CONSTRAINT {key['conname']}")
+            await conn.execute(f"ALTER TABLE {key['tab']} DROP CONSTRAINT \"{key['conname']}\"")
         yield
         # Not reached when the block fails: the transaction is then rolled back, which brings
         # the foreign keys back as they were.
@@ -307,7 +307,7 @@ class PostgresDatabase:
         for key in keys:
             try:
                 await conn.execute(
-                    f"ALTER TABLE {key['tab']} ADD CONSTRAINT {key['conname']} {key['def']}")
+                    f"ALTER TABLE {key['tab']} ADD CONSTRAINT \"{key['conname']}\" {key['def']}")
             except asyncpg.ForeignKeyViolationError as exc:
                 raise StorageError(
                     f"Rows of {key['tab']} point to rows that don't exist "
