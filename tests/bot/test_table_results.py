@@ -1,15 +1,20 @@
-"""Rules 26 and 28 where the bot turns a finished table into money and ratings: a match
+"""Rules 25, 26 and 28 where the bot turns a finished table into money and ratings: a match
 margin never below 0, nothing owed when the players still seated draw (the leavers included),
-and places shared 1, 2, 2, 4 in the ratings."""
+places shared 1, 2, 2, 4 in the ratings, and a claim that completes a round of idle turns
+ending the game in a stalemate."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pytest
+
+from bot.games.game_service import GameService
 from bot.money.ledger_service import table_rankings
 from bot.money.stakes import game_entries
-from bot.storage import GameTerms, LedgerRow
-from engine import CLASSIC, KINGS, PASS, Game, Match
+from bot.storage import ChallengeRow, GameTerms, LedgerRow, Storage
+from engine import CLASSIC, KINGS, PASS, EndReason, Game, Match
+from tests.support import Clock
 
 ANN, BOB, CAROL, DAN = 101, 202, 303, 404
 G = 1
@@ -72,3 +77,62 @@ def test_when_the_rest_draw_nobody_owes_anything_the_leavers_included() -> None:
     rows = [line(i, 6, e.debtor_id, e.creditor_id, e.winner_id, e.margin)
             for i, e in enumerate(entries, 1)]
     assert table_rankings(rows) == [("kings", [(CAROL, 0), (ANN, 0), (BOB, 0)])]
+
+
+@pytest.fixture
+async def env(database: str):
+    clock = Clock(1_000_000.0)
+    storage = await Storage.open(database, clock)
+    seeds = iter(range(7_000, 8_000))
+    service = GameService(storage, computer_id=999, clock=clock, seed_source=lambda: next(seeds))
+    yield service, clock
+    await storage.close()
+
+
+async def test_a_claim_that_completes_an_idle_round_ends_the_game_in_a_stalemate(env) -> None:
+    # Rule 25: the player on turn leaving without a play, after each of the others ended a
+    # turn idle, completes the round; rule 26: his margin is his pay-off count.
+    service, clock = env
+    row = await service.challenge_group(
+        guild_id=G, channel_id=10, host=(ANN, "Ann"),
+        invited=[(BOB, "Bob", False), (CAROL, "Carol", False)], rules_name="classic",
+        stakes=(100, 10), target=None, level="normal")
+    assert isinstance(row, ChallengeRow)
+    await service.accept_seat(row.id, BOB)
+    _, live = await service.accept_seat(row.id, CAROL)
+    assert live is not None
+    game = live.match.game
+    for _ in range(5_000):
+        if game.idle_streak == 2 and game.plays_this_turn == 0:
+            break
+        moves = game.legal_moves()
+        move = PASS if PASS in moves and game.plays_this_turn == 0 else moves[0]
+        await service.play(live.id, live.on_turn, move.text)
+        assert game.result is None
+    else:
+        raise AssertionError("no two idle turns in a row")
+    idle = game.turn
+    claimer = next(u for s, u in enumerate(live.players) if s != idle)
+    clock.now += live.terms.claim_s + 1
+    outcome = await service.claim(live.id, claimer)
+    result = game.result
+    assert outcome.match_over and result is not None
+    assert result.reason is EndReason.STALEMATE and result.left == (idle,)
+    seated = [s for s in range(3) if s != idle]
+    counts = {s: len(game.payoffs[s]) for s in range(3)}
+    assert result.margins[idle] == counts[idle]  # not reduced by the winner's count
+    lines = {e.debtor_id: (e.amount_cents, e.margin) for e in outcome.entries}
+    if counts[seated[0]] == counts[seated[1]]:
+        assert result.winner is None
+        assert all(amount == 0 for amount, _ in lines.values())
+    else:
+        winner = min(seated, key=lambda s: counts[s])
+        loser = max(seated, key=lambda s: counts[s])
+        assert result.winner == winner
+        assert lines == {
+            live.players[idle]: (100 + 10 * counts[idle], counts[idle]),
+            live.players[loser]: (100 + 10 * (counts[loser] - counts[winner]),
+                                  counts[loser] - counts[winner])}
+    saved = await service.storage.get_game(live.id)
+    assert saved is not None and saved.status == "finished"
+    assert saved.result is not None and saved.result["ranks"] == list(result.ranks)
