@@ -1106,7 +1106,8 @@ class Game:
 
         A two-player game is saved as it always was; at a table of three or four the save also
         holds the seats that left and when (``left``: ``[seat, moves made before]``) and the
-        absent seats.
+        absent seats, and a classic one the reading of the stalemate round it follows in its
+        rules (``RuleSet.stalemate_round``).
         """
 
         def texts(pile: list[Card]) -> list[str]:
