@@ -342,7 +342,7 @@ class GameService:
                 challenge_id,
                 players=(row.challenger_id, row.opponent_id),
                 names=row.names,
-                rules=rules.to_dict(),
+                rules=match.rules.to_dict(),
                 state=match.to_dict(),
             )
             if game_id is None:
@@ -572,7 +572,7 @@ class GameService:
         names = tuple(s.name for s in row.seated)
         match, _ = Match.new(rules, self.new_seed(), players=len(players))
         game_id = await self.storage.accept_challenge(
-            row.id, players=players, names=names, rules=rules.to_dict(),
+            row.id, players=players, names=names, rules=match.rules.to_dict(),
             state=match.to_dict(), vs_computer=self.computer_id in players)
         if game_id is None:
             raise UserError("This challenge is no longer open.")
@@ -611,7 +611,7 @@ class GameService:
             channel_id=channel_id,
             players=players,
             names=names,
-            rules=rules.to_dict(),
+            rules=match.rules.to_dict(),
             state=match.to_dict(),
             vs_computer=vs_computer,
             computer_level=level,

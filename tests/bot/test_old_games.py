@@ -189,6 +189,7 @@ async def test_a_new_table_is_saved_with_the_marker_and_follows_the_clarified_ro
         assert live is not None
         saved = await storage.get_game(live.id)
         assert saved is not None and saved.state["rules"]["stalemate_round"] == 2
+        assert saved.rules["stalemate_round"] == 2
         while not live.finished:
             game = live.match.game
             if game.idle_streak == 2 and not game.plays_this_turn:
@@ -210,5 +211,6 @@ async def test_a_new_table_is_saved_with_the_marker_and_follows_the_clarified_ro
         _, started = await service.accept(two.id, BOB)
         stored = await storage.get_game(started.id)
         assert stored is not None and "stalemate_round" not in stored.state["rules"]
+        assert stored.rules == stored.state["rules"]
     finally:
         await storage.close()
