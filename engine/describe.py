@@ -21,7 +21,6 @@ viewer may not see (the cards another player drew) before it says anything, and 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -116,7 +115,9 @@ class Description:
         not list: a draw, the deal, a completed stack, the end of a turn, and at a table of two
         a player leaving (the end of the game says it)."""
         if self.kind in ("played", "discarded", "passed"):
-            return _move_line(self, names[self.seat if self.seat is not None else 0])
+            assert self.move is not None
+            return _move_line(names[self.seat if self.seat is not None else 0], self.move,
+                              self.card, self.as_rank)
         if self.kind == "left" and len(names) > 2:
             assert self.seat is not None
             return _left_sentence(self, names)
@@ -129,15 +130,21 @@ def describe_move(seat: int, move: Move, card: Card | None = None, as_rank: int 
                   *, completed: bool = False) -> Description:
     """A move made by ``seat``, from the move alone (a saved history): ``card`` is the card that
     moved when known (a hand move names its own), ``as_rank`` what a wild card became."""
+    return _move(seat, move, card, as_rank, f"{seat} {move.text}", completed)
+
+
+def _move(seat: int, move: Move, card: Card | None, as_rank: int | None, notation: str,
+          completed: bool = False, revealed: Card | None = None,
+          emptied_payoff: bool = False) -> Description:
     if card is None:
         card = move.card
     kind = "passed" if move.is_pass else "played" if move.is_play else "discarded"
-    shown_rank = (as_rank if as_rank is not None and card is not None
-                  and (card.is_joker or card.rank != as_rank) else None)
+    shown_rank = _shown_rank(card, as_rank)
     return Description(
-        kind=kind, notation=f"{seat} {move.text}", seat=seat, move=move, card=card,
-        source=move.source, source_index=move.source_index, target=move.target,
-        target_index=move.target_index, as_rank=shown_rank, completed=completed)
+        kind=kind, notation=notation, seat=seat, move=move, card=card, source=move.source,
+        source_index=move.source_index, target=move.target, target_index=move.target_index,
+        as_rank=shown_rank, completed=completed, revealed=revealed,
+        emptied_payoff=emptied_payoff)
 
 
 def describe_event(event: Event, viewer: int | None = None, *,
@@ -147,16 +154,13 @@ def describe_event(event: Event, viewer: int | None = None, *,
     finds it)."""
     event = event.visible_to(viewer)
     if isinstance(event, Played):
-        d = describe_move(event.player, event.move, event.card, event.as_rank,
-                          completed=completed)
-        from_payoff = event.move.source is Source.PAYOFF
-        return dataclasses.replace(d, notation=event.notation, revealed=event.revealed,
-                        emptied_payoff=from_payoff and event.revealed is None)
+        return _move(event.player, event.move, event.card, event.as_rank, event.notation,
+                     completed, event.revealed,
+                     event.move.source is Source.PAYOFF and event.revealed is None)
     if isinstance(event, Discarded):
-        return dataclasses.replace(describe_move(event.player, event.move, event.card),
-                        notation=event.notation)
+        return _move(event.player, event.move, event.card, None, event.notation)
     if isinstance(event, Passed):
-        return dataclasses.replace(describe_move(event.player, PASS), notation=event.notation)
+        return _move(event.player, PASS, None, None, event.notation)
     if isinstance(event, Drew):
         return Description(kind="drew", notation=event.notation, seat=event.player,
                            cards=event.cards, count=event.count, stock=event.stock_left)
@@ -189,7 +193,8 @@ def describe_events(events: Iterable[Event], viewer: int | None = None) -> list[
         completed = False
         if isinstance(event, Played):
             # The completion is the next centre event (the next play starts a new stack).
-            for later in listed[i + 1:]:
+            for j in range(i + 1, len(listed)):
+                later = listed[j]
                 if isinstance(later, StackCompleted | Played):
                     completed = isinstance(later, StackCompleted) and later.centre == event.centre
                     break
@@ -200,14 +205,27 @@ def describe_events(events: Iterable[Event], viewer: int | None = None) -> list[
 def public_lines(events: Iterable[Event], names: Sequence[str]) -> list[str]:
     """The public lines a board lists for ``events`` (``Description.line``), in order: the
     moves, a player leaving at a table of three or four, the end of the game."""
-    lines = (d.line(names) for d in describe_events(events))
-    return [line for line in lines if line is not None]
+    # The same words as ``describe_event(e).line(names)``, without making a description of
+    # every event: a replay asks this for every move of a match.
+    lines = []
+    for e in events:
+        if isinstance(e, Played):
+            lines.append(_move_line(names[e.player], e.move, e.card, e.as_rank))
+        elif isinstance(e, Discarded):
+            lines.append(_move_line(names[e.player], e.move, e.card, None))
+        elif isinstance(e, Passed):
+            lines.append(_move_line(names[e.player], PASS, None, None))
+        elif isinstance(e, Left | GameOver):
+            line = describe_event(e).line(names)
+            if line is not None:
+                lines.append(line)
+    return lines
 
 
 def history_lines(history: Iterable[tuple[int, Move]], names: Sequence[str]) -> list[str]:
     """The public lines for saved ``(seat, move)`` pairs (a game's history): hand cards are
     named, the cards of the pay-off pile and the side stacks are not (the moves do not say)."""
-    return [_move_line(describe_move(seat, move), names[seat]) for seat, move in history]
+    return [_move_line(names[seat], move, move.card, None) for seat, move in history]
 
 
 def parse_move_notation(text: str) -> tuple[int, Move]:
@@ -260,17 +278,26 @@ def _name(names: Sequence[str], seat: int | None) -> str:
     return names[seat] if seat < len(names) else f"Seat {seat + 1}"
 
 
-def _move_line(d: Description, name: str) -> str:
-    """``Ann: 7♥ from hand → centre 2`` (the board's short line)."""
-    if d.kind == "passed":
+def _shown_rank(card: Card | None, as_rank: int | None) -> int | None:
+    """The rank a wild card stood for, when it is worth saying (not the card's own)."""
+    if as_rank is None or card is None or (not card.is_joker and card.rank == as_rank):
+        return None
+    return as_rank
+
+
+def _move_line(name: str, move: Move, card: Card | None, as_rank: int | None) -> str:
+    """``Ann: 7♥ from hand → centre 2`` (the board's short line); plain values, not a
+    ``Description``, so that ``public_lines`` (every move of a replay) need not make one."""
+    if move.is_pass:
         return f"{name} passed"
     where = {Source.HAND: "hand", Source.PAYOFF: "pay-off"}.get(
-        d.source, f"side {d.source_index + 1}")  # type: ignore[arg-type]
-    shown = "" if d.card is None else d.card.display + " "
-    if d.as_rank is not None and d.card is not None:
-        shown += f"as {rank_text(d.as_rank)} "
-    kind = "centre" if d.target is Target.CENTRE else "side"
-    return f"{name}: {shown}from {where} → {kind} {d.target_index + 1}"
+        move.source, f"side {move.source_index + 1}")  # type: ignore[arg-type]
+    shown = "" if card is None else card.display + " "
+    rank = _shown_rank(card, as_rank)
+    if rank is not None:
+        shown += f"as {rank_text(rank)} "
+    kind = "centre" if move.target is Target.CENTRE else "side"
+    return f"{name}: {shown}from {where} → {kind} {move.target_index + 1}"
 
 
 def _from_where(d: Description) -> str:

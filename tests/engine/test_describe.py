@@ -255,5 +255,7 @@ def test_every_event_of_real_games_reads(rules: object, players: int, seed: int)
                 assert d.line(names) is None
     assert {"dealt", "drew", "played", "discarded", "turn_ended", "game_over"} <= kinds
     lines = public_lines(events, names)
+    described = [d.line(names) for d in describe_events(events)]
+    assert lines == [line for line in described if line is not None]
     assert lines and all(" drew " not in line for line in lines)
     assert lines[-1].startswith("Game over: ")
