@@ -94,7 +94,13 @@ class Description:
     tops: tuple[Card | None, ...] = ()
     """At the deal: each seat's pay-off top (``None``: an absent seat)."""
     count: int = 0
-    """Cards drawn, cards that went into the stock, a leaver's margin, or the turn number."""
+    """Cards drawn, or the cards of a completed stack that went into the stock."""
+    reshuffles: int = 0
+    """At the deal: how often tied pay-off piles were reshuffled (rule 24)."""
+    turn_number: int = 0
+    """At the end of a turn: the turns completed so far in the game."""
+    margin: int | None = None
+    """A leaver's margin: the cards in his pay-off pile as he left (rule 26)."""
     stock: int = -1
     """Cards in the stock afterwards (a draw, a completed stack); -1 where not said."""
     next_seat: int | None = None
@@ -166,18 +172,18 @@ def describe_event(event: Event, viewer: int | None = None, *,
                            cards=event.cards, count=event.count, stock=event.stock_left)
     if isinstance(event, Dealt):
         return Description(kind="dealt", notation=event.notation, tops=event.payoff_tops,
-                           count=event.reshuffles, next_seat=event.first_player)
+                           reshuffles=event.reshuffles, next_seat=event.first_player)
     if isinstance(event, StackCompleted):
         return Description(kind="stack_completed", notation=event.notation,
                            target=Target.CENTRE, target_index=event.centre, count=event.cards,
                            stock=event.stock_size)
     if isinstance(event, TurnEnded):
         return Description(kind="turn_ended", notation=event.notation, seat=event.player,
-                           count=event.turn_number, idle=event.idle,
+                           turn_number=event.turn_number, idle=event.idle,
                            next_seat=event.next_player)
     if isinstance(event, Left):
         return Description(kind="left", notation=event.notation, seat=event.player,
-                           count=event.margin, next_seat=event.next_player)
+                           margin=event.margin, next_seat=event.next_player)
     if isinstance(event, GameOver):
         return Description(kind="game_over", notation=event.notation, result=event.result)
     raise TypeError(f"not an event: {event!r}")
@@ -349,8 +355,9 @@ def _drew_sentence(d: Description, names: Sequence[str]) -> str:
 def _dealt_sentence(d: Description, names: Sequence[str]) -> str:
     tops = _and([f"{_name(names, seat)} {card.display}" for seat, card in enumerate(d.tops)
                  if card is not None])
-    again = "" if not d.count else (
-        f" after the tied piles were reshuffled {'once' if d.count == 1 else f'{d.count} times'}")
+    n = d.reshuffles
+    again = "" if not n else (
+        f" after the tied piles were reshuffled {'once' if n == 1 else f'{n} times'}")
     return f"The deal turned up {tops}{again}; {_name(names, d.next_seat)} plays first"
 
 
@@ -361,12 +368,12 @@ def _completed_sentence(d: Description, names: Sequence[str]) -> str:
 
 def _turn_sentence(d: Description, names: Sequence[str]) -> str:
     idle = " without a play or a discard" if d.idle else ""
-    return (f"{_name(names, d.seat)}'s turn ended{idle} (turn {d.count}); "
+    return (f"{_name(names, d.seat)}'s turn ended{idle} (turn {d.turn_number}); "
             f"{_name(names, d.next_seat)} is on turn")
 
 
 def _left_sentence(d: Description, names: Sequence[str]) -> str:
-    return (f"{_name(names, d.seat)} left the game ({_plural(d.count, 'card')} in their "
+    return (f"{_name(names, d.seat)} left the game ({_plural(d.margin or 0, 'card')} in their "
             "pay-off pile)")
 
 

@@ -153,3 +153,35 @@ def test_group_turn_summary_and_hand_text() -> None:
     text = hand_text(game.view(other), NAMES4[:3])
     assert f"It's {NAMES4[game.turn]}'s turn." in text
     assert "**Next, in order:** " in text
+
+
+def test_the_words_of_moves_and_results_are_the_engines() -> None:
+    # The pictures and messages format what the engine says (engine.describe): a move's line,
+    # a wild card's rank, a card the move does not name, and how a game ended.
+    from bot.pictures.text import describe_events, describe_history, describe_move, result_text
+    from engine import (
+        Card,
+        EndReason,
+        Move,
+        Result,
+        describe_result,
+        history_lines,
+        public_lines,
+    )
+
+    joker = Move.parse("JK>C2")
+    assert describe_move("Ann", joker, Card.parse("JK"), 7) == "Ann: 🃏 as 7 from hand → centre 2"
+    assert describe_move("Ann", joker, None, 7) == "Ann: from hand → centre 2"
+    assert describe_move("Bob", Move.parse("S3>S1"), Card.parse("9D")) == (
+        "Bob: 9♦ from side 3 → side 1")
+    assert describe_move("Bob", Move.parse("pass"), None) == "Bob passed"
+    history = [(0, Move.parse("7H>C2")), (1, Move.parse("P>C1"))]
+    assert describe_history(("Ann", "Bob"), history) == history_lines(history, ("Ann", "Bob"))
+    game = Game.from_layout(CLASSIC, payoffs=["5H", "6S"], hands=["KC", "2S"],
+                            centre=["AS 2S 3S 4S"], turn=0)
+    events = game.play("P>C1")
+    assert describe_events(("Ann", "Bob"), events) == public_lines(events, ("Ann", "Bob")) == [
+        "Ann: 5♥ from pay-off → centre 1",
+        "Game over: Ann wins, scoring 1 point: Ann played the last pay-off card."]
+    tie = Result(None, 0, EndReason.STOCK_OUT, (4, 5))
+    assert result_text(tie, ("Ann", "Bob")) == describe_result(tie, ("Ann", "Bob"))

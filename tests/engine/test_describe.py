@@ -127,6 +127,7 @@ def test_a_discard_and_a_pass_end_the_turn() -> None:
     assert discarded.line(NAMES) == "Alice: Q♣ from hand → side 2"
     ended = next(d for d in describe_events(events) if d.kind == "turn_ended")
     assert ended.notation == "0 ends turn 1 next 1"
+    assert (ended.seat, ended.turn_number, ended.next_seat, ended.idle) == (0, 1, 1, False)
     assert ended.sentence(NAMES) == "Alice's turn ended (turn 1); Bob is on turn"
     assert ended.line(NAMES) is None
 
@@ -192,6 +193,7 @@ def test_the_deal_says_the_tops_and_who_plays_first() -> None:
     assert d.sentence(NAMES) == "The deal turned up Alice 7♥ and Bob K♠; Bob plays first"
     again = describe_event(Dealt((C("7H"), None, C("7S")), (20, 0, 20), 2, 0))
     assert again.notation == "deal 7H - 7S first 0 reshuffled 2"
+    assert again.reshuffles == 2 and again.tops == (C("7H"), None, C("7S"))
     assert again.sentence(("A", "B", "C")) == (
         "The deal turned up A 7♥ and C 7♠ after the tied piles were reshuffled 2 times; "
         "A plays first")
@@ -201,6 +203,7 @@ def test_the_deal_says_the_tops_and_who_plays_first() -> None:
 def test_a_player_leaving_and_the_end() -> None:
     left = describe_event(Left(2, 12, 0))
     assert left.notation == "2 left 12 next 0"
+    assert (left.seat, left.margin, left.next_seat) == (2, 12, 0)
     assert left.sentence(("A", "B", "C")) == "C left the game (12 cards in their pay-off pile)"
     assert left.line(("A", "B", "C")) == left.sentence(("A", "B", "C"))
     last = describe_event(Left(0, 1, None))
