@@ -262,3 +262,12 @@ def test_every_event_of_real_games_reads(rules: object, players: int, seed: int)
     assert lines == [line for line in described if line is not None]
     assert lines and all(" drew " not in line for line in lines)
     assert lines[-1].startswith("Game over: ")
+
+
+def test_the_modules_examples_hold() -> None:
+    import doctest
+
+    import engine.describe
+
+    tried = doctest.testmod(engine.describe)
+    assert tried.attempted and not tried.failed
