@@ -18,8 +18,8 @@ from typing import Any
 import discord
 
 from bot.games.game_service import GameFacts, UserError
+from bot.pictures.board_info import BoardInfo
 from bot.pictures.drawing import pictures
-from bot.pictures.render import BoardInfo
 from bot.pictures.text import board_fields, result_text, turn_summary
 from engine import View
 

@@ -28,7 +28,9 @@ from PIL import Image
 
 from bot.bench.commands import positions
 from bot.pictures import text
-from bot.pictures.render import BoardInfo, render_board, render_hand, result_line
+from bot.pictures.board_info import BoardInfo, result_line
+from bot.pictures.board_picture import render_board
+from bot.pictures.hand_picture import render_hand
 from engine import CLASSIC, KINGS, EndReason, Game, Result
 from engine.players import make_player
 
