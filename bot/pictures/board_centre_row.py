@@ -15,22 +15,24 @@ from .fonts import _fit, _font, _printable, _record, _text
 from .picture_palette import _BACK, _MUTED, _NEEDS, _TEXT
 
 
-def _draw_centre_row(board: Image.Image, pub: View, info: BoardInfo, least: int = 0,
+def _draw_centre_row(board: Image.Image, pub: View, info: BoardInfo, least: int,
                      moves_box: tuple[int, int, int, int] | None = None) -> None:
     """The centre stacks, the stock and the last moves (in ``moves_box`` if given, else beside
-    the stock); no text smaller than ``least`` (0 at a table of two, whose board keeps the
-    sizes it always had)."""
+    the stock); the words in ``least`` px, the boards' smallest text.
+
+    The words under a card are in the regular face: in the bold one, "needs 10" would reach the
+    next stack's."""
     rules = pub.rules
-    starters = ("Ace or", "King", "to start") if (
-        rules.wild_rank == 13 and rules.king_starts_stack) else ("Ace", "to start")
+    starters = ("Ace or", "King", "starts") if (
+        rules.wild_rank == 13 and rules.king_starts_stack) else ("Ace", "starts")
     for i, stack in enumerate(pub.centre):
         x = _centre_x(i)
         mid = x + _CENTRE_W // 2
         n = len(stack.cards)
-        _text(board, (mid, _LABEL_Y), f"C{i + 1}" + (f" · {n}" if n else ""), max(24, least),
+        _text(board, (mid, _LABEL_Y), f"C{i + 1}" + (f" · {n}" if n else ""), least,
               _MUTED, anchor="mt")
         if stack.is_empty:
-            _empty_slot(board, x, _CARD_Y, _CENTRE_W, _CENTRE_H, starters, max(24, least))
+            _empty_slot(board, x, _CARD_Y, _CENTRE_W, _CENTRE_H, starters, least, bold=False)
             continue
         # A hint of depth: one more edge for every few cards under the top card.
         for k in range(min(3, (n + 2) // 4), 0, -1):
@@ -39,8 +41,8 @@ def _draw_centre_row(board: Image.Image, pub: View, info: BoardInfo, least: int 
         # A wild card stands for the rank of its place in the stack (the bottom card is the Ace).
         as_rank = n if top.rank == rules.wild_rank else 0
         _paste_card(board, top, x, _CARD_Y, _CENTRE_W, _CENTRE_H, as_rank=as_rank)
-        _text(board, (mid, _CARD_Y + _CENTRE_H + 10), f"needs {rank_text(stack.needs)}",
-              max(26, least), _NEEDS, anchor="mt")
+        _text(board, (mid, _CARD_Y + _CENTRE_H + 8), f"needs {rank_text(stack.needs)}",
+              least, _NEEDS, anchor="mt", bold=False)
     x = _centre_x(len(pub.centre)) + 8
     mid = x + _CENTRE_W // 2
     if pub.stock_size:
@@ -50,9 +52,9 @@ def _draw_centre_row(board: Image.Image, pub: View, info: BoardInfo, least: int 
             anchor="mm", stroke_width=4, stroke_fill=_BACK)
         _record(str(pub.stock_size), 44)
     else:
-        _empty_slot(board, x, _CARD_Y, _CENTRE_W, _CENTRE_H, ("empty",), max(24, least))
-    _text(board, (mid, _CARD_Y + _CENTRE_H + 10), _plural(pub.stock_size, "card"),
-          max(24, least), _TEXT, anchor="mt")
+        _empty_slot(board, x, _CARD_Y, _CENTRE_W, _CENTRE_H, ("empty",), least, bold=False)
+    _text(board, (mid, _CARD_Y + _CENTRE_H + 8), _plural(pub.stock_size, "card"), least,
+          _TEXT, anchor="mt", bold=False)
     _draw_last_moves(board, info, moves_box or _moves_box(len(pub.centre)), least)
 
 
@@ -81,14 +83,13 @@ def _wrap(text: str, size: int, width: int, bold: bool) -> list[str]:
 
 
 def _draw_last_moves(board: Image.Image, info: BoardInfo,
-                     box: tuple[int, int, int, int], least: int = 0) -> None:
+                     box: tuple[int, int, int, int], size: int) -> None:
+    """The last moves in ``box`` below its title, newest last, in ``size`` px."""
     x0, y0, x1, y1 = box
-    line_h, size, width = 31, 22, x1 - x0 - 28
-    if least > size:
-        line_h, size = round(least * 1.3), least
-    room = (y1 - y0 - 44) // line_h
+    line_h, width, top = round(size * 1.22), x1 - x0 - 28, y0 + size + 16
+    room = (y1 - 6 - top) // line_h
     if not info.last_moves:
-        _text(board, (x0 + 14, y0 + 44), "none yet", size, _MUTED, anchor="lt", bold=False)
+        _text(board, (x0 + 14, top), "none yet", size, _MUTED, anchor="lt", bold=False)
         return
     # Newest first, each move on as many lines as it needs, until the box is full; a long line
     # (the result of a game) is wrapped, never cut.
@@ -103,7 +104,7 @@ def _draw_last_moves(board: Image.Image, info: BoardInfo,
             break
         shown.append((lines, newest))
         used += len(lines)
-    y = y0 + 44
+    y = top
     for lines, newest in reversed(shown):
         for line in lines:
             _text(board, (x0 + 14, y), line, size, _TEXT if newest else _MUTED, anchor="lt",

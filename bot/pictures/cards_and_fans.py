@@ -18,10 +18,12 @@ from .picture_palette import (
     _BACK_LINE,
     _BLACK,
     _CARD_EDGE,
+    _MUTED,
     _PURPLE,
     _PURPLE_TINT,
     _RED,
     _SLOT,
+    _TEXT,
     _WHITE,
     RGB,
     _mapped,
@@ -223,6 +225,12 @@ def _fan_step(n: int, height: int) -> float:
     return min(_FAN_MAX_STEP, (height - _SIDE_H) / (n - 1))
 
 
+@lru_cache(maxsize=1)
+def _full_corner_step() -> int:
+    """The least step of a fan at which every corner shows at full size (``_CORNER_MAX``)."""
+    return _corner_pad(_CORNER_MAX) + _cap_height(_CORNER_MAX) + 3
+
+
 @lru_cache(maxsize=256)
 def _corner_for_step(step: int) -> int:
     """The biggest corner font whose rank and suit show in full in a strip ``step`` pixels high."""
@@ -234,12 +242,13 @@ def _corner_for_step(step: int) -> int:
 
 
 def _draw_fan(board: Image.Image, pile: Sequence[Card], x: int, top: int, bottom: int,
-              jokers: Sequence[tuple[int, ...]] = (), least: int = 0) -> None:
+              jokers: Sequence[tuple[int, ...]], text_size: int) -> None:
+    """A side stack fanned down from ``top``, every card's corner showing, the whole fan above
+    ``bottom``; an empty one as an empty slot that says so in ``text_size`` px."""
     if not pile:
-        # At a table of three or four no text is smaller than a rank: "empty" at that size
-        # fits the slot in the regular face only.
-        _empty_slot(board, x, top, _SIDE_W, _SIDE_H, ("empty",), max(22, least),
-                    bold=least <= 22)
+        # "none" rather than "empty": at the boards' smallest text (8 px on a phone) it is the
+        # word that fits a side stack's slot.
+        _empty_slot(board, x, top, _SIDE_W, _SIDE_H, ("none",), text_size, bold=False)
         return
     n = len(pile)
     step = _fan_step(n, bottom - top)
@@ -249,6 +258,19 @@ def _draw_fan(board: Image.Image, pile: Sequence[Card], x: int, top: int, bottom
         stands_for = _ranks_text(jokers[i]) if i < len(jokers) and jokers[i] else ""
         _paste_card(board, card, x, top + round(i * step), _SIDE_W, _SIDE_H,
                     corner=_CORNER_MAX if last else corner, face=last, stands_for=stands_for)
+
+
+def _draw_side_label(image: Image.Image, x: int, y: int, s: int, pile_size: int,
+                     size: int) -> None:
+    """Above the side stack ``s`` whose slot starts at ``x``: ``S2``, and the count of a stack
+    of several cards at the slot's right edge (``S2 · 17`` in one string, at the boards'
+    smallest text, would reach the next stack's label)."""
+    if pile_size > 1:
+        _text(image, (x, y), f"S{s + 1}", size, _MUTED, anchor="lt", bold=False)
+        _text(image, (x + _SIDE_W, y), str(pile_size), size, _TEXT, anchor="rt")
+    else:
+        _text(image, (x + _SIDE_W // 2, y), f"S{s + 1}", size, _MUTED, anchor="mt",
+              bold=False)
 
 
 def _ranks_text(ranks: Sequence[int]) -> str:

@@ -14,17 +14,19 @@ from .board_info import BoardInfo, _names, _plural, _points, result_line
 from .board_layout import (
     _GROUP_CARD_TOP,
     _GROUP_FAN_HEIGHT,
+    _GROUP_H,
     _GROUP_HEAD,
     _GROUP_TEXT,
     _HEADER_H,
+    _HEADLINE,
     _LABEL_Y,
     _MARGIN,
+    _NAME,
     _SUBHEADER_H,
     _W,
     _centre_x,
     _group_cell,
     _moves_box,
-    board_size,
 )
 from .cards_and_fans import (
     _CENTRE_H,
@@ -32,6 +34,7 @@ from .cards_and_fans import (
     _SIDE_W,
     _back_tile,
     _draw_fan,
+    _draw_side_label,
     _empty_slot,
     _paste_card,
 )
@@ -60,7 +63,7 @@ def _group_base(players: int) -> Image.Image:
     """What a board of ``players`` seats shows whatever the position: the seat panels unlit
     and their labels. (Two, for tables of three and four: a board is 5.2 MB; the header and the
     boxes of the top row are drawn on each board, cheaply.)"""
-    board = Image.new("RGB", board_size(players), _FELT)
+    board = Image.new("RGB", (_W, _GROUP_H), _FELT)
     for seat in range(players):
         _draw_group_panel_base(board, _group_cell(seat), lit=False)
     return board
@@ -97,7 +100,7 @@ def _draw_group_board(pub: View, info: BoardInfo) -> Image.Image:
     _text(board, (moves_box[0] + 14, moves_box[1] + 8), "Last moves", _GROUP_TEXT, _MUTED,
           anchor="lt")
     _draw_group_header(board, pub, info)
-    _draw_centre_row(board, pub, info, least=_GROUP_TEXT, moves_box=moves_box)
+    _draw_centre_row(board, pub, info, _GROUP_TEXT, moves_box=moves_box)
     for seat in range(players):
         box = _group_cell(seat)
         if _seat_lit(pub, seat):
@@ -111,11 +114,11 @@ def _draw_group_board(pub: View, info: BoardInfo) -> Image.Image:
 def _draw_group_header(board: Image.Image, pub: View, info: BoardInfo) -> None:
     names = _names(info, pub.players)
     if pub.result is not None:
-        short = tuple(_fit(_printable(n, True), 30, 300) for n in names)
+        short = tuple(_fit(_printable(n, True), _HEADLINE, 300) for n in names)
         text, ink = f"Game over: {result_line(pub.result, short)}", _GOLD_INK
     else:
         text, ink = f"{names[pub.turn]} to play · turn {pub.turn_number + 1}", _TEXT
-    _text(board, (_MARGIN + 4, _HEADER_H // 2), text, 30, ink, anchor="lm",
+    _text(board, (_MARGIN + 4, _HEADER_H // 2), text, _HEADLINE, ink, anchor="lm",
           width=_W - 2 * _MARGIN - 8)
     line = f"{pub.rules.name.title()} · {pub.players} players · game {info.game_number}"
     if info.match_target is not None:
@@ -158,7 +161,7 @@ def _draw_group_panel(board: Image.Image, pub: View, info: BoardInfo, seat: int,
         _text(board, (x1 - 16, y0 + _GROUP_HEAD // 2), tag, _GROUP_TEXT, ink, anchor="rm")
     on_turn = pub.result is None and pub.turn == seat
     name = ("▶ " if on_turn else "") + _names(info, pub.players)[seat]
-    _text(board, (x + 16, y0 + _GROUP_HEAD // 2), name, 30, ink, anchor="lm",
+    _text(board, (x + 16, y0 + _GROUP_HEAD // 2), name, _NAME, ink, anchor="lm",
           width=w - 48 - tag_w)
 
     # The pay-off pile and its count, the hand, the match points: a column on the left.
@@ -167,7 +170,8 @@ def _draw_group_panel(board: Image.Image, pub: View, info: BoardInfo, seat: int,
     card_y = y0 + _GROUP_CARD_TOP
     payoff = pub.payoff_tops[seat]
     if payoff is None:
-        _empty_slot(board, cx, card_y, _CENTRE_W, _CENTRE_H, ("empty",), _GROUP_TEXT)
+        _empty_slot(board, cx, card_y, _CENTRE_W, _CENTRE_H, ("empty",), _GROUP_TEXT,
+                    bold=False)
     else:
         _paste_card(board, payoff, cx, card_y, _CENTRE_W, _CENTRE_H)
     y = card_y + _CENTRE_H + 8
@@ -189,7 +193,7 @@ def _draw_group_panel(board: Image.Image, pub: View, info: BoardInfo, seat: int,
     if gone:
         for line in (("not dealt", "in") if seat in pub.absent else ("left the", "game")):
             _text(board, (mid, y), line, _GROUP_TEXT, _MUTED, anchor="mt")
-            y += 32
+            y += 36
     elif info.match_target is not None or any(info.match_scores):
         _text(board, (mid, y), _plural(_points(info, seat), "pt"), _GROUP_TEXT, _MUTED,
               anchor="mt")
@@ -200,10 +204,9 @@ def _draw_group_panel(board: Image.Image, pub: View, info: BoardInfo, seat: int,
     label_y = y0 + _GROUP_HEAD + 10
     for s, pile in enumerate(pub.sides[seat]):
         colx = sx + s * (_SIDE_W + gap)
-        label = f"S{s + 1}" + (f" · {len(pile)}" if len(pile) > 1 else "")
-        _text(board, (colx + _SIDE_W // 2, label_y), label, _GROUP_TEXT, _MUTED, anchor="mt")
+        _draw_side_label(board, colx, label_y, s, len(pile), _GROUP_TEXT)
         _draw_fan(board, pile, colx, card_y, card_y + _GROUP_FAN_HEIGHT,
-                  pub.joker_ranks(seat, s), least=_GROUP_TEXT)
+                  pub.joker_ranks(seat, s), _GROUP_TEXT)
 
 
 def _draw_order_of_play(board: Image.Image, pub: View, info: BoardInfo,
@@ -245,5 +248,5 @@ def _draw_order_of_play(board: Image.Image, pub: View, info: BoardInfo,
     y += 42
     # Three rows of one line each fit the box (names are cut short to keep them on one line).
     for text, fill, bold in rows[:4]:
-        _text(board, (x0 + 14, y), text, 28, fill, anchor="lt", bold=bold, width=width)
+        _text(board, (x0 + 14, y), text, _GROUP_TEXT, fill, anchor="lt", bold=bold, width=width)
         y += 44

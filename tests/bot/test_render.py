@@ -28,7 +28,7 @@ from bot.pictures import (
     picture_palette,
 )
 from bot.pictures.board_info import BoardInfo
-from bot.pictures.board_layout import BOARD_SIZE
+from bot.pictures.board_layout import BOARD_WIDTH, board_size
 from bot.pictures.board_picture import render_board
 from bot.pictures.hand_picture import HAND_SIZE, render_hand
 from engine import CLASSIC, KINGS, Card, EndReason, Game, Result, View, parse_cards
@@ -93,7 +93,7 @@ def test_boards_are_small_pngs_of_a_fixed_size(cases: list[tuple[View, View, Boa
     assert any(pub.is_over for pub, _, _ in cases)
     assert max(len(s) for pub, _, _ in cases for seat in pub.sides for s in seat) >= 15
     for pub, _, info in cases:
-        open_png(render_board(pub, info), BOARD_SIZE)
+        open_png(render_board(pub, info), board_size(pub))
 
 
 def test_hands_are_small_pngs_of_a_fixed_size(cases: list[tuple[View, View, BoardInfo]]) -> None:
@@ -104,13 +104,13 @@ def test_hands_are_small_pngs_of_a_fixed_size(cases: list[tuple[View, View, Boar
 def test_long_side_stacks_and_wild_cards() -> None:
     game = long_stacks()
     assert max(len(s) for seat in game.sides for s in seat) == 24
-    open_png(render_board(game.public_view(), INFO), BOARD_SIZE)
+    open_png(render_board(game.public_view(), INFO), board_size(game.public_view()))
     open_png(render_hand(game.view(0), INFO), HAND_SIZE)
     thirty = " ".join(c.text for c in full_deck(KINGS)[:30])
     kings = Game.from_layout(KINGS, payoffs=["5D", "6D"], hands=["KS 2H", ""],
                              centre=["KH 2S KD", "KC"],
                              sides=[[thirty, "", "", ""], ["", "", "", "2C 2C 3C 3C 4C 4C"]])
-    open_png(render_board(kings.public_view(), INFO), BOARD_SIZE)
+    open_png(render_board(kings.public_view(), INFO), board_size(kings.public_view()))
 
 
 def test_a_joker_on_a_side_stack_shows_what_it_stands_for() -> None:
@@ -134,7 +134,7 @@ def test_a_joker_on_a_side_stack_shows_what_it_stands_for() -> None:
     # Another meaning changes that joker's card in the picture, and nothing else.
     box = ImageChops.difference(board, standing_for((10,))).getbbox()
     assert box is not None
-    assert box[0] >= BOARD_SIZE[0] // 2 and box[2] - box[0] <= cards_and_fans._SIDE_W
+    assert box[0] >= BOARD_WIDTH // 2 and box[2] - box[0] <= cards_and_fans._SIDE_W
     # Without the ranks it is a plain joker again.
     plain = dataclasses.replace(view, side_ranks=())
     assert render_board(plain, INFO) != render_board(view, INFO)
@@ -377,10 +377,10 @@ def test_group_boards_and_hands_are_small_pngs(
         group_cases: list[tuple[View, View, BoardInfo]]) -> None:
     for pub, mine, info in group_cases:
         n = pub.players
-        assert board_layout.board_size(n)[0] == BOARD_SIZE[0]
-        open_png(render_board(pub, info), board_layout.board_size(n))  # < 300 KB
+        assert board_size(pub)[0] == BOARD_WIDTH
+        open_png(render_board(pub, info), board_size(pub))  # < 300 KB
         open_png(render_hand(mine, info), hand_picture.hand_size(n))
-    assert board_layout.board_size(2) == BOARD_SIZE and hand_picture.hand_size(2) == HAND_SIZE
+    assert hand_picture.hand_size(2) == HAND_SIZE
 
 
 def group_game(rules: object, players: int, moves: int, seed: int = 4) -> Game:
@@ -447,21 +447,17 @@ def test_three_seats_show_the_order_of_play(drawn: fonts.DrawnText) -> None:
 @pytest.mark.parametrize("players", [3, 4])
 def test_no_text_on_a_group_board_is_smaller_than_a_rank(
         players: int, group_cases: list[tuple[View, View, BoardInfo]]) -> None:
-    # Drawn for a phone some 400 px wide: the picture is scaled by 400 / its width, text and
-    # cards alike. Every text must be at least the corner rank of a side-stack card (the rank
-    # a player reads on a fan), and no smaller on the phone than that rank on a two-player
-    # board. (Card faces themselves, and the corners of a fan longer than
-    # _GROUP_FULL_FAN cards squeezed into its panel, are cards, not text.)
+    # Every text is at least the corner rank of a side-stack card (the rank a player reads on
+    # a fan); test_render_phone checks the 8 px on a phone. (Card faces themselves, and the
+    # corners of a fan longer than _GROUP_FULL_FAN cards squeezed into its panel, are cards,
+    # not text.)
     group_board._group_base.cache_clear()
     with fonts.drawn_text() as drawn:
         for pub, _, info in group_cases:
             if pub.players == players:
                 render_board(pub, info)
-    sizes = drawn.sizes
-    width = board_layout.board_size(players)[0]
     rank = cards_and_fans._CORNER_MAX
-    assert min(sizes) >= rank
-    assert min(sizes) * 400 / width >= rank * 400 / BOARD_SIZE[0]
+    assert min(drawn.sizes) >= rank
     # The side stacks keep full-size corners up to this many cards.
     step = cards_and_fans._fan_step(board_layout._GROUP_FULL_FAN, board_layout._GROUP_FAN_HEIGHT)
     assert cards_and_fans._corner_for_step(int(step)) == rank
