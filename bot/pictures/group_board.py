@@ -79,7 +79,8 @@ def _draw_group_panel_base(board: Image.Image, box: tuple[int, int, int, int], *
         draw.rounded_rectangle((x, top, x1, top + _GROUP_HEAD), 14, fill=_GOLD)
         draw.rectangle((x, top + _GROUP_HEAD - 14, x1, top + _GROUP_HEAD), fill=_GOLD)
     cx = x + 14 + _CENTRE_W // 2
-    _text(board, (cx, top + _GROUP_HEAD + 10), "Pay-off", _GROUP_TEXT, _MUTED, anchor="mt")
+    _text(board, (cx, top + _GROUP_HEAD + 10), "Pay-off", _GROUP_TEXT, _MUTED, anchor="mt",
+          bold=False)
 
 
 def _draw_group_board(pub: View, info: BoardInfo) -> Image.Image:

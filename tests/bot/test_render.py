@@ -503,31 +503,45 @@ def test_group_result_lines() -> None:
         "Tie · no points · stalemate, fewest pay-off cards shared")
 
 
-DOC_BOARD = Path(__file__).resolve().parents[2] / "docs" / "board-4-players.png"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOC_BOARDS = {2: (DOCS / "board.png", 17), 3: (DOCS / "board-3-players.png", 30),
+              4: (DOCS / "board-4-players.png", 40)}
+"""The boards in the README: the picture and the turn it shows, by seats."""
 
 
-def four_player_doc_board() -> bytes:
-    """The picture in the README: a kings game of four played by the computer (``normal``) to
-    turn 40, the last moves as the bot writes them."""
+def doc_board(players: int) -> bytes:
+    """A picture in the README: a kings game of ``players`` played by the computer
+    (``normal``) to a set turn, the second game of a match, the last moves as the bot writes
+    them."""
     from bot.pictures.text import describe_events
     from engine.players import make_player
 
-    names = ("Alice", "Bob", "Carol", "Dmitri")
-    game, _ = Game.new(KINGS, 7, players=4)
-    players = [make_player("normal", seat) for seat in range(4)]
+    names = ("Alice", "Bob", "Carol", "Dmitri")[:players]
+    turns = DOC_BOARDS[players][1]
+    game, _ = Game.new(KINGS, 7, players=players)
+    robots = [make_player("normal", seat) for seat in range(players)]
     lines: list[str] = []
-    while game.turn_number < 40:
-        events = game.play(players[game.turn].choose(game.view(game.turn)))
+    while game.turn_number < turns:
+        events = game.play(robots[game.turn].choose(game.view(game.turn)))
         lines += describe_events(names, [e.public() for e in events])
-    info = BoardInfo(names, game_number=2, match_scores=(0, 14, 9, 0), match_target=50,
-                     last_moves=tuple(lines[-12:]))
+    info = BoardInfo(names, game_number=2, match_scores=(0, 14, 9, 0)[:players],
+                     match_target=50, last_moves=tuple(lines[-12:]))
     return render_board(game.public_view(), info)
 
 
-def test_the_readme_shows_a_four_player_board_as_drawn_today() -> None:
-    # python -m tests.bot.test_render draws it again.
-    assert DOC_BOARD.read_bytes() == four_player_doc_board()
+def _pixels(png: bytes) -> tuple[tuple[int, int], bytes]:
+    # The pixels, not the PNG's bytes: ISA-L's deflate differs by the CPU's instruction set.
+    with Image.open(io.BytesIO(png)) as image:
+        return image.size, image.convert("RGB").tobytes()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_readme_shows_boards_as_drawn_today(players: int) -> None:
+    # python -m tests.bot.test_render draws them again.
+    path = DOC_BOARDS[players][0]
+    assert _pixels(path.read_bytes()) == _pixels(doc_board(players))
 
 
 if __name__ == "__main__":
-    DOC_BOARD.write_bytes(four_player_doc_board())
+    for seats, (doc, _) in DOC_BOARDS.items():
+        doc.write_bytes(doc_board(seats))
