@@ -149,10 +149,11 @@ def _draw_base(centres: int, lit0: bool, lit1: bool, over: bool) -> Image.Image:
 
 
 def _draw_header(board: Image.Image, pub: View, info: BoardInfo) -> None:
-    # Two lines: what is happening now (whose turn, or the result) big, the match below.
+    # Two lines: what is happening now (whose turn, or the result) big, the match below. The
+    # names in the result are cut so that a result with the longest names still says why.
     if pub.result is not None:
-        names = (_fit(_printable(info.names[0], True), _HEADLINE, 330),
-                 _fit(_printable(info.names[1], True), _HEADLINE, 330))
+        names = (_fit(_printable(info.names[0], True), _HEADLINE, 190),
+                 _fit(_printable(info.names[1], True), _HEADLINE, 190))
         text = f"Game over: {result_line(pub.result, names)}"
         ink = _GOLD_INK
     else:

@@ -118,3 +118,17 @@ def test_a_two_player_board_has_no_empty_band_at_the_bottom() -> None:
     for pub, info in cases:
         band, height = _empty_band(render_board(pub, info))
         assert band <= 40, (band, height, [len(s) for seat in pub.sides for s in seat])
+
+
+@pytest.mark.parametrize("result", [Result(1, 26, EndReason.PAYOFF_EMPTIED, (7, 0)),
+                                    Result(0, 12, EndReason.RESIGNED, (3, 9)),
+                                    Result(None, 0, EndReason.STALEMATE, (5, 5))])
+def test_a_finished_board_says_why_whatever_the_names(result: Result) -> None:
+    # The header's text is large: the names in it are cut short, never the result's reason.
+    view = dataclasses.replace(Game.new(CLASSIC, 4)[0].public_view(), result=result)
+    info = BoardInfo(LONG_NAMES[:2], game_number=2, match_scores=(12, 30), match_target=50)
+    with fonts.drawn_text() as drawn:
+        render_board(view, info)
+    [header] = [text for text, _ in drawn.texts if text.startswith("Game over: ")]
+    assert header not in drawn.cut and header.endswith(
+        ("pay-off pile emptied", "resigned", "equal pay-off piles")), header
