@@ -18,8 +18,8 @@ from typing import Any
 import discord
 
 from bot.games.game_service import GameFacts, UserError
+from bot.pictures.board_info import BoardInfo
 from bot.pictures.drawing import pictures
-from bot.pictures.render import BoardInfo
 from bot.pictures.text import board_fields, result_text, turn_summary
 from engine import View
 
@@ -228,7 +228,8 @@ class BoardPublisher:
             embed.add_field(name="Last moves", value="\n".join(facts.last_moves[-5:])[:1024],
                             inline=False)
         embed.set_image(url="attachment://board.png")
-        embed.set_footer(text="Your cards: press Show my hand, or use /hand.")
+        if not facts.finished:  # a finished board has no Show my hand button, nor a hand
+            embed.set_footer(text="Your cards: press Show my hand, or use /hand.")
         content = " ".join(notes)[:1800]
         file = Picture(png, "board.png")
         controls = board_controls(facts.id, facts.finished)

@@ -47,8 +47,8 @@ from bot.games.game_service import (
     moves_by_source,
     saved_here,
 )
+from bot.pictures.board_info import BoardInfo
 from bot.pictures.drawing import pictures
-from bot.pictures.render import BoardInfo
 from bot.pictures.text import (
     DB_DOWN,
     MAX_MESSAGE,

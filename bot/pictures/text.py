@@ -375,8 +375,9 @@ def turn_summary(view: View, names: Sequence[str]) -> str:
     if not done:
         return head + " is over."
     lines = describe_history(names, done)
-    if not recent and len(view.recent) == len(done):
-        lines.insert(0, "…")  # the turn began before the moves a view remembers
+    if not recent and len(view.recent) == len(done) and view.turn_number > 1:
+        # The turn began before the moves a view remembers (the first turn began with them).
+        lines.insert(0, "…")
     return clip(head + " · " + "; ".join(lines), 1900)
 
 
