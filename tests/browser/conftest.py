@@ -101,10 +101,14 @@ class Run:
     browser: Any
     people: dict[str, Person] = field(default_factory=dict)
 
-    async def person(self, name: str, *, phone: bool = False) -> Person:
-        """``name``'s page, in a window of its own (on a phone, with ``phone``)."""
-        settings: dict[str, Any] = PHONE if phone else {"viewport": {"width": 1280,
-                                                                     "height": 900}}
+    async def person(self, name: str, *, phone: bool = False,
+                     scale: float | None = None) -> Person:
+        """``name``'s page, in a window of its own (on a phone, with ``phone``; ``scale``:
+        device pixels a CSS pixel)."""
+        settings: dict[str, Any] = dict(PHONE) if phone else {"viewport": {"width": 1280,
+                                                                           "height": 900}}
+        if scale is not None:
+            settings["device_scale_factor"] = scale
         context = await self.browser.new_context(**settings)
         context.set_default_timeout(TIMEOUT_MS)
         page = await context.new_page()
@@ -112,7 +116,7 @@ class Run:
         page.on("websocket", lambda ws: ws.on(
             "framereceived", lambda payload: person.frames.append(str(payload))))
         await page.goto(f"{self.sandbox.page.url}?as={name.lower()}")
-        await page.wait_for_selector(".channel")
+        await page.wait_for_selector(".channel", state="attached")
         await page.wait_for_function("() => document.getElementById('connection')"
                                      ".classList.contains('up')")
         self.people[name] = person

@@ -120,6 +120,7 @@ function renderPeople() {
 }
 
 function switchTo(key) {
+  drawer(false);
   if (state.me && state.me.key === key) return;
   const params = new URLSearchParams(location.search);
   params.set("as", key);
@@ -159,14 +160,29 @@ function renderChannels() {
   }
 }
 
+// On a phone the side list is a drawer (see sandbox.css): opened with the header's button.
+const phone = window.matchMedia("(max-width: 600px)");
+
+function drawer(open) {
+  $("sidebar").classList.toggle("open", open);
+  $("scrim").hidden = !open;
+  $("drawer-toggle").setAttribute("aria-expanded", String(open));
+}
+
+$("drawer-toggle").addEventListener("click", () => drawer(!$("sidebar").classList.contains("open")));
+$("scrim").addEventListener("click", () => drawer(false));
+phone.addEventListener("change", () => drawer(false));
+document.addEventListener("keydown", (ev) => { if (ev.key === "Escape") drawer(false); });
+
 function openChannel(id) {
+  drawer(false);
   state.current = id;
   history.replaceState(null, "", `${location.search}#${id}`);
   state.unread.delete(id);
   renderChannels();
   renderMessages(true);
   updateComposer();
-  $("command").focus();
+  if (!phone.matches) $("command").focus();  // on a phone that would open the keyboard
 }
 
 // ------------------------------------------------------------------ messages
