@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conftest import Person, Run
-from .test_sandbox_page import ask
+from .test_sandbox_page import ask, start_game
 
 
 async def parsed(person: Person, text: str) -> dict[str, Any]:
@@ -140,17 +140,13 @@ async def test_the_bots_suggestions_for_each_option_that_has_them(sandbox_run: R
 
 async def test_a_link_to_a_thread_opens_it_in_the_page(sandbox_run: Run) -> None:
     run = sandbox_run
-    alice = await run.person("Alice")
-    await alice.command("/challenge opponent:Spite & Malice level:easy")
-    await alice.message("playing against the computer").wait_for()
-    await alice.open("Alice vs Computer")
-    await alice.page.locator(".embed-image img").first.wait_for()
+    alice, bob = await start_game(run)  # a game that waits for its players: nothing moves
     await alice.open("general")
     games = await ask(alice, "/games")
     text = await games.inner_text()
     assert "discord.com" not in text, text
     link = games.locator("a.channel-link")
-    assert "Alice vs Computer" in await link.first.inner_text()
+    assert "Alice vs Bob" in await link.first.inner_text()
     board_id = str(run.live().board_message_id)
     await link.first.click()
     await alice.page.wait_for_function(

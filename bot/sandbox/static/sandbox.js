@@ -6,7 +6,7 @@ const $ = (id) => document.getElementById(id);
 const state = {
   ws: null, me: null, people: [], users: {}, bot: null, guild: null, channels: [], commands: [],
   messages: new Map(), current: null, unread: new Set(), dismissed: new Set(),
-  pending: new Map(), nextReq: 1, notices: [], popup: null, active: 0, acSeq: 0,
+  pending: new Map(), nextReq: 1, notices: [], popup: null, active: 0, acSeq: 0, highlight: null,
 };
 
 // ------------------------------------------------------------------ the connection
@@ -57,7 +57,15 @@ function receive(frame) {
       : state.channels.length ? state.channels[0].id : null;
     renderPeople(); renderChannels(); renderMessages(true); updateComposer();
   } else if (frame.op === "channels") {
+    const known = new Set(state.channels.map((c) => c.id));
     state.channels = frame.channels; state.users = frame.users; renderChannels();
+    // A message that named a channel before the page knew it is drawn again, with its name.
+    const added = state.channels.filter((c) => !known.has(c.id)).map((c) => c.id);
+    let again = false;
+    for (const [id, drawn] of rendered) {
+      if (added.some((c) => JSON.stringify(drawn.m).includes(c))) { rendered.delete(id); again = true; }
+    }
+    if (again) renderMessages(false);
   } else if (frame.op === "commands") {
     state.commands = frame.commands; updateComposer();
   } else if (frame.op === "messages") {
@@ -176,6 +184,7 @@ document.addEventListener("keydown", (ev) => { if (ev.key === "Escape") drawer(f
 
 function openChannel(id) {
   drawer(false);
+  state.highlight = null;
   state.current = id;
   history.replaceState(null, "", `${location.search}#${id}`);
   state.unread.delete(id);
@@ -349,7 +358,8 @@ async function act(el, body, channel) {
 }
 
 function renderMessage(m) {
-  const row = html("div", "message" + (m.ephemeral ? " ephemeral" : ""));
+  const row = html("div", "message" + (m.ephemeral ? " ephemeral" : "") +
+    (m.id === state.highlight ? " highlight" : ""));
   row.dataset.id = m.id;
   row.dataset.author = m.author.name;
   row.append(avatar(m.author));
@@ -449,7 +459,7 @@ $("messages").addEventListener("click", (ev) => {
 function showMessage(id) {
   const el = $("messages").querySelector(`.message[data-id="${id}"]`);
   if (!el) return;
-  for (const old of $("messages").querySelectorAll(".message.highlight")) old.classList.remove("highlight");
+  state.highlight = id;  // kept when the message is drawn again (edited)
   el.classList.add("highlight");
   el.scrollIntoView({ block: "center" });
   stick = false;
@@ -577,7 +587,7 @@ function showPopup(title, items) {
   popup.hidden = false;
 }
 
-function hidePopup() { state.popup = null; $("popup").hidden = true; }
+function hidePopup() { state.popup = null; state.acSeq++; $("popup").hidden = true; }
 
 function pick(item) {
   const input = $("command");
@@ -617,6 +627,9 @@ function updateComposer() {
   input.placeholder = `Type / for commands in ${where.includes(" ") ? where : "#" + where}`;
   const p = parse(input.value);
   renderHint(p);
+  // Suggestions asked for what the box said before are not wanted any more.
+  clearTimeout(acTimer);
+  state.acSeq++;
   if (!input.value || p.kind === "text" || p.kind === "unknown") { hidePopup(); return; }
   if (p.kind === "command") {
     const items = state.commands.filter((c) => c.name.startsWith(p.prefix)).map((c) => ({
@@ -650,8 +663,7 @@ function updateComposer() {
     showPopup(option.name, ["True", "False"].filter((v) => v.toLowerCase().startsWith(typed))
       .map((v) => ({ label: v, value: v, apply: replaceValue(v) })));
   } else if (option.autocomplete) {
-    clearTimeout(acTimer);
-    const seq = ++state.acSeq;
+    const seq = state.acSeq;
     acTimer = setTimeout(async () => {
       const answer = await request({
         op: "autocomplete", channel: state.current, command: p.cmd.name,
