@@ -35,6 +35,19 @@ async def test_options_are_read_in_any_order_and_nothing_is_dropped(sandbox_run:
     assert (await parsed(alice, "/challenge opponent:Spite & Malice level:easy"))["options"] \
         == {"opponent": "Spite & Malice", "level": "easy"}
 
+    # Every option of every command, given in reverse order, is read as itself.
+    misread = await alice.page.evaluate("""() => state.commands.filter((c) => c.options.length)
+      .map((c) => {
+        const names = c.options.map((o) => o.name).reverse();
+        const p = parse(`/${c.name} ` + names.map((n) => `${n}:x y`).join(" ") + " ");
+        const read = Object.entries(p.options).map(([k, v]) => `${k}=${v}`).sort();
+        const want = names.map((n) => `${n}=x y`).sort();
+        return JSON.stringify(read) === JSON.stringify(want) && !problem(p) ? null
+          : `/${c.name}: ${read} ${problem(p)}`;
+      }).filter((m) => m)""")
+    assert not misread, misread
+    assert await alice.page.evaluate("() => state.commands.length") > 10
+
     # What can't be read gets a clear reason, and nothing is sent.
     bad = {
         "/challenge opponent:Bob opponent4:Dave": "/challenge has no option opponent4",
