@@ -168,6 +168,16 @@ async def test_a_link_to_a_thread_opens_it_in_the_page(sandbox_run: Run) -> None
     await board.wait_for()
     assert "highlight" in (await board.get_attribute("class") or "")
     assert await board.is_visible()
+    # A link button to it would open it here too.
+    button = await alice.page.evaluate(
+        """(board) => { const url = `https://discord.com/channels/${state.guild.id}/` +
+          `${state.current}/${board}`;
+          const a = renderComponents({ components: [{ type: 1, components: [
+            { type: 2, style: 5, label: "Board", url }] }] })[0].querySelector("a");
+          return { channel: a.dataset.channel, message: a.dataset.message, target: a.target }; }""",
+        board_id)
+    assert button == {"channel": await alice.page.evaluate("() => state.current"),
+                      "message": board_id, "target": ""}
     # A link elsewhere stays a plain link, opened in a tab of its own.
     html = await alice.page.evaluate(
         "() => markdown('see https://example.com/x and "

@@ -251,14 +251,21 @@ function markdown(text) {
 // client does the same with its own links); any other link opens in a tab of its own. ``url``
 // and ``label`` are already escaped.
 function link(url, label) {
-  const ours = /^https:\/\/(?:\w+\.)?discord(?:app)?\.com\/channels\/(\d+)\/(\d+)(?:\/(\d+))?\/?$/.exec(url);
-  if (ours && state.guild && ours[1] === state.guild.id &&
-      state.channels.some((c) => c.id === ours[2])) {
-    const text = label || `#${escapeHtml(channelName(ours[2]))}${ours[3] ? " › 💬" : ""}`;
-    return `<a class="channel-link" href="#${ours[2]}" data-channel="${ours[2]}"` +
-      `${ours[3] ? ` data-message="${ours[3]}"` : ""}>${text}</a>`;
+  const here = inSandbox(url);
+  if (here) {
+    const text = label || `#${escapeHtml(channelName(here.channel))}${here.message ? " › 💬" : ""}`;
+    return `<a class="channel-link" href="#${here.channel}" data-channel="${here.channel}"` +
+      `${here.message ? ` data-message="${here.message}"` : ""}>${text}</a>`;
   }
   return `<a href="${url}" target="_blank" rel="noopener">${label || url}</a>`;
+}
+
+// The channel (and message) of the sandbox's server a discord.com address points at, or null.
+function inSandbox(url) {
+  const ours = /^https:\/\/(?:\w+\.)?discord(?:app)?\.com\/channels\/(\d+)\/(\d+)(?:\/(\d+))?\/?$/.exec(url);
+  if (!ours || !state.guild || ours[1] !== state.guild.id ||
+      !state.channels.some((c) => c.id === ours[2])) return null;
+  return { channel: ours[2], message: ours[3] || null };
 }
 
 function html(tag, className, inner) {
@@ -311,7 +318,14 @@ function renderComponents(m) {
     for (const c of children) {
       if (c.type === 2 && c.style === 5) {
         const a = html("a", "component style-5", escapeHtml(emojiText(c.emoji) + (c.label || "")));
-        a.href = c.url; a.target = "_blank"; a.rel = "noopener";
+        const here = inSandbox(c.url || "");
+        if (here) {
+          a.href = `#${here.channel}`;
+          a.dataset.channel = here.channel;
+          if (here.message) a.dataset.message = here.message;
+        } else {
+          a.href = c.url; a.target = "_blank"; a.rel = "noopener";
+        }
         el.append(a);
       } else if (c.type === 2) {
         const b = html("button", `component style-${c.style || 2}`,
@@ -448,7 +462,7 @@ function renderMessages(reset) {
 }
 
 $("messages").addEventListener("click", (ev) => {
-  const link = ev.target.closest("a.channel-link");
+  const link = ev.target.closest("a[data-channel]");
   if (!link) return;
   ev.preventDefault();
   openChannel(link.dataset.channel);
