@@ -230,8 +230,8 @@ function markdown(text) {
   s = s.replace(/&lt;t:(-?\d+)(?::([tTdDfFR]))?&gt;/g, (_, t, style) => keep(
     `<span class="timestamp">${escapeHtml(relative(Number(t), style || "f"))}</span>`));
   s = s.replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)/g, (_, label, url) => keep(link(url, label)));
-  s = s.replace(/&lt;(https?:\/\/[^\s<]+?)&gt;/g, (_, url) => keep(link(url, null)));
-  s = s.replace(/https?:\/\/[^\s<]+[^\s<.,:;!?)\]]/g, (url) => keep(link(url, null)));
+  s = s.replace(/&lt;(https?:\/\/[^\s<\u0000]+?)&gt;/g, (_, url) => keep(link(url, null)));
+  s = s.replace(/https?:\/\/[^\s<\u0000]+[^\s<\u0000.,:;!?)\]]/g, (url) => keep(link(url, null)));
   s = s.replace(/\*\*([\s\S]+?)\*\*/g, "<strong>$1</strong>");
   s = s.replace(/__([\s\S]+?)__/g, "<u>$1</u>");
   s = s.replace(/~~([\s\S]+?)~~/g, "<s>$1</s>");
