@@ -153,3 +153,15 @@ def test_group_turn_summary_and_hand_text() -> None:
     text = hand_text(game.view(other), NAMES4[:3])
     assert f"It's {NAMES4[game.turn]}'s turn." in text
     assert "**Next, in order:** " in text
+
+
+def test_every_side_stack_target_says_the_same_things_the_same_way() -> None:
+    from bot.pictures.text import target_label
+    from engine import Move
+
+    game = Game.from_layout(CLASSIC, payoffs=["9H", "6S"], hands=["5S 7D", "KH"],
+                            sides=[["QC", "", "", ""], ["", "", "", ""]], turn=0)
+    view = game.view(0)
+    labels = [target_label(Move.parse(f"5S>S{i}"), view) for i in range(1, 5)]
+    assert labels == ["Side 1 (on Q♣, ends your turn)", "Side 2 (empty, ends your turn)",
+                      "Side 3 (empty, ends your turn)", "Side 4 (empty, ends your turn)"]
