@@ -81,6 +81,20 @@ NO_THREAD = ("🧵 I couldn't open a thread for this game (Discord didn't answer
              "it is played right here in the channel.")
 
 
+VOICE_WARNINGS = frozenset({"PyNaCl is not installed, voice will NOT be supported",
+                            "davey is not installed, voice will NOT be supported"})
+"""What discord.py warns at every start when its voice libraries are missing: the bot has no
+voice, so these two (and nothing else) are dropped."""
+
+
+def _not_about_voice(record: logging.LogRecord) -> bool:
+    return record.getMessage() not in VOICE_WARNINGS
+
+
+# On the logger itself, not a handler: it holds wherever the logs go (ours, the sandbox's).
+logging.getLogger("discord.client").addFilter(_not_about_voice)
+
+
 def apply_endpoints(config: Config) -> None:
     """Point discord.py at a REST proxy or a local Discord stand-in, if configured."""
     if config.api_base:

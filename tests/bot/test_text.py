@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.pictures.text import board_fields, clip, plural, quote
 from engine import CLASSIC, KINGS, Game
 
@@ -165,3 +167,22 @@ def test_every_side_stack_target_says_the_same_things_the_same_way() -> None:
     labels = [target_label(Move.parse(f"5S>S{i}"), view) for i in range(1, 5)]
     assert labels == ["Side 1 (on Q♣, ends your turn)", "Side 2 (empty, ends your turn)",
                       "Side 3 (empty, ends your turn)", "Side 4 (empty, ends your turn)"]
+
+
+def test_only_the_voice_library_warnings_of_discord_are_silenced(
+        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    import logging
+
+    import discord
+
+    from bot.app.client import SpiteBot
+    from bot.ops.config import Config
+
+    # discord.py warns once a process: make it warn again for this bot.
+    monkeypatch.setattr(discord.VoiceClient, "warn_nacl", True)
+    monkeypatch.setattr(discord.VoiceClient, "warn_dave", True)
+    with caplog.at_level(logging.DEBUG, logger="discord"):
+        SpiteBot(Config(token="t"))
+        logging.getLogger("discord.client").warning("something else went wrong")
+    assert "voice" not in caplog.text
+    assert "something else went wrong" in caplog.text
