@@ -709,7 +709,8 @@ class SpiteBot(Host):
                 nonce=f"c{live.id}:{turn}"[:25],
                 allowed_mentions=discord.AllowedMentions(users=True)), retry.REST_TIMEOUT)
             await self.service.set_claim_offered(live)
-        elif waited >= live.terms.reminder_s and live.reminded_at is None:
+        elif (waited >= live.terms.reminder_s and live.reminded_at is None
+              and live.claim_offered_at is None):  # past the claim, a reminder is only noise
             others = [live.names[s] for s in seated if s != live.turn_seat]
             await asyncio.wait_for(channel.send(
                 f"⏰ <@{live.on_turn}>, it's your turn against "
