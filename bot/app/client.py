@@ -74,6 +74,10 @@ kills a container 10 s after its SIGTERM unless told otherwise. A board not draw
 drawn at the next start (``BoardPublisher.repair_boards``), so only a moment is lost."""
 
 
+REPAIR_WAIT = 2.0
+"""Seconds at most an interaction that arrives just after a restart waits for the boards the
+restart left behind to be drawn again (it still answers within Discord's 3 s)."""
+
 THREAD_TIMEOUT = 10.0
 """Seconds a new game waits for its thread before it is played in the channel instead."""
 
@@ -126,6 +130,9 @@ class SpiteTree(app_commands.CommandTree[Host]):
             with contextlib.suppress(discord.HTTPException):
                 await interaction.response.send_message(RESTARTING, ephemeral=True)
             raise Stopping()
+        if isinstance(client, SpiteBot) and \
+                interaction.type is not discord.InteractionType.autocomplete:
+            await client.boards_repaired()
         problem = self._misread(interaction)
         if problem is None:
             return True
@@ -234,6 +241,7 @@ class SpiteBot(Host):
         self.failures = FailureLog(log)
         """What failed, said once per kind per minute (Discord and the database)."""
         self._stopping: asyncio.Task[None] | None = None
+        self._start_repair: asyncio.Task[None] | None = None
         self._dynamic_items: tuple[type[discord.ui.DynamicItem[Any]], ...] = ()
 
     @property
@@ -355,6 +363,32 @@ class SpiteBot(Host):
             if late:
                 log.warning("%d interactions still running after %.0f s; stopping anyway",
                             len(late), timeout)
+
+    async def on_connect(self) -> None:
+        # At the first READY, not at ``on_ready``: discord.py says ready only after no server
+        # has arrived for ``guild_ready_timeout`` (2 s), and answers interactions meanwhile. The
+        # task is made before any interaction's handler runs (READY comes first), so each of
+        # them finds it.
+        if self._start_repair is None:
+            self._start_repair = asyncio.create_task(self._repair_at_start(),
+                                                     name="repair boards at start")
+            self._tasks.add(self._start_repair)
+            self._start_repair.add_done_callback(self._tasks.discard)
+
+    async def _repair_at_start(self) -> None:
+        try:
+            behind = await self._request_repairs(at_once=True)
+            await asyncio.gather(*(self.boards.drawn(game_id) for game_id in behind))
+        except Exception as exc:
+            # The housekeeping's first round looks for the boards behind again.
+            self.failures.failed("housekeeping", "repairing the boards at start failed (%s); "
+                                 "the first housekeeping round tries again", describe(exc),
+                                 exc=None if isinstance(exc, StorageError) else exc)
+
+    async def boards_repaired(self) -> None:
+        task = self._start_repair
+        if task is not None and not task.done():
+            await asyncio.wait({task}, timeout=REPAIR_WAIT)
 
     async def on_interaction(self, interaction: Interaction) -> None:
         await answer_unclaimed(interaction, self._dynamic_items)
@@ -643,12 +677,15 @@ class SpiteBot(Host):
         """Draw again every board that doesn't show its game's saved version (a move saved just
         before a crash); a board whose turn has passed is posted anew, pinging the player on
         turn once. Returns how many were requested."""
+        return len(await self._request_repairs())
+
+    async def _request_repairs(self, *, at_once: bool = False) -> list[int]:
         behind = [g for g in await self.service.boards_behind() if not self.boards.is_due(g)]
         for game_id in behind:
-            self.boards.request(game_id)
+            self.boards.request(game_id, at_once=at_once)
         if behind:
             log.info("drawing %d boards that fell behind", len(behind))
-        return len(behind)
+        return behind
 
     async def tick(self) -> None:
         """Expire challenges, remind players on turn, offer claims on stuck games, repair

@@ -19,15 +19,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from bot.app.client import SpiteBot
 from bot.games.game_service import SNAPSHOT_EVERY, restore_match
 from bot.games.replay import replay_match
-from bot.sandbox import FakeDiscord, FakeDiscordError
+from bot.ops.config import Config
+from bot.sandbox import FakeDiscord, FakeDiscordError, start_bot
 from bot.storage import Storage
 from engine import Move, RuleSet
 from tests.dbtools import run_sql
 
-from .conftest import select_options
-from .test_bot_play import choose
+from .conftest import World, option_targets, select_options
+from .test_bot_play import choose, hand, live_game, start_challenge
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = (("alice", "bob", "kings"), ("carol", "dave", "classic"), ("erin", "frank", "kings"))
@@ -205,3 +209,72 @@ async def test_a_killed_bot_loses_no_acknowledged_move(tmp_path: Path, database:
                 bot.proc.kill()
             await bot.proc.wait()
         await fake.stop()
+
+
+# ---------------------------------------------------------------------- the first answer
+
+
+async def test_after_a_restart_the_board_is_up_to_date_before_the_first_answer(
+        world: World, no_error_logs, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move was saved and answered, and the bot went down before drawing its board. After
+    the restart, with discord.py's own ``guild_ready_timeout`` (2 s, as in production), the
+    first interaction is answered only once the board shows the saved position."""
+    fake = world.fake
+    await start_challenge(world, "kings")
+    assert world.bot is not None
+    live = live_game(world)
+    user = world.alice if live.on_turn == world.alice.id else world.bob
+    options = select_options(await hand(world, user))
+    token, target = choose(options, False, 1) or (options[0]["value"],
+                                                  option_targets(options[0])[0])
+
+    async def not_drawn(game_id: int, **_: Any) -> None:
+        return None  # as if the bot went down between the move's save and its board
+
+    monkeypatch.setattr(world.bot.boards, "publish", not_drawn)
+    reply = await (await fake.slash(user, world.channel, "play", card=token,
+                                    to=target)).message()
+    assert "✅" in reply.content
+    await world.settle()
+    before = _shown(world)
+    await world.stop()
+
+    config = Config(token=fake.token, database=str(world.db), board_delay=0.01,
+                    computer_delay=0.0, tick=3600)
+    bot = SpiteBot(config, seed_source=world.seeds, clock=world.clock)
+    starting = asyncio.create_task(start_bot(fake, bot, guild_ready_timeout=None))
+    await fake.wait_for(lambda: fake.connected_count() > 0 or starting.done(), timeout=30,
+                        description="the restarted bot connected")
+    assert not starting.done(), "ready before the test could ask anything"
+    at_answer: list[Any] = []
+    first: list[Any] = []
+
+    def on_change() -> None:
+        # Called by the fake as the answer is recorded: the boards as a player sees them then.
+        if first and first[0].responded and not at_answer:
+            at_answer.append(_shown(world))
+
+    fake.listeners.append(on_change)
+    try:
+        inter = await fake.slash(world.bob, world.channel, "hand")
+        first.append(inter)
+        on_change()  # answered before the record was handed back
+        handle = await starting
+        world.bot = bot
+        world.handles.append(handle)
+        message = await inter.message()
+    finally:
+        fake.listeners.remove(on_change)
+    assert message.ephemeral and "Your hand" in message.content
+    assert inter.rejected_callbacks == [] and inter.latency is not None \
+        and inter.latency < 3
+    await world.settle()
+    after = _shown(world)
+    assert before != after, "the board was not behind before the restart"
+    assert at_answer == [after], "the first answer came while the board was a move behind"
+
+
+def _shown(world: World) -> str:
+    """What the newest board shows (its words: the counts, the stacks, the last moves)."""
+    board = world.boards()[-1]
+    return json.dumps([board.id, board.content, board.embeds], sort_keys=True)
