@@ -186,3 +186,21 @@ def test_only_the_voice_library_warnings_of_discord_are_silenced(
         logging.getLogger("discord.client").warning("something else went wrong")
     assert "voice" not in caplog.text
     assert "something else went wrong" in caplog.text
+
+
+def test_the_readme_says_who_the_sandbox_admin_is_and_what_a_challenge_is() -> None:
+    """What the README's Playing section tells a newcomer, and that it is so."""
+    from pathlib import Path
+
+    from bot.sandbox import FakeDiscord
+    from bot.sandbox.world import new_world
+    from bot.storage.rows import GuildSettings
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    playing = readme.split("### Playing", 1)[1].split("\n### ", 1)[0]
+    assert "a `kings` match to 50 points" in playing
+    assert "Alice owns the server and so is its admin" in playing and "`/void`" in playing
+    assert GuildSettings(guild_id=1).default_rules == "kings" and KINGS.match_target == 50
+    world = new_world(FakeDiscord())
+    owner = world.guild.members[world.guild.owner_id]
+    assert owner.user.global_name == "Alice"
