@@ -1,8 +1,9 @@
 """The bot: a ``commands.Bot`` that wires storage, services, boards, buttons and commands.
 
 ``setup_hook`` opens the database, registers the dynamic buttons (so buttons posted before a
-restart keep working), loads the cog and syncs the slash commands; a background loop expires
-challenges, reminds players on turn and offers a claim on stuck games.
+restart keep working), loads the cog and syncs the slash commands; at the first connect, the
+boards a restart left behind are drawn again before any interaction is answered; a background
+loop expires challenges, reminds players on turn and offers a claim on stuck games.
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ buttons and menus, and ``on_interaction`` (the answer to a click no item claimed
 STOP_SECONDS = 8.0
 """How long a clean stop waits, in all, for running interactions and pending boards: Docker
 kills a container 10 s after its SIGTERM unless told otherwise. A board not drawn by then is
-drawn at the next start (``BoardPublisher.repair_boards``), so only a moment is lost."""
+drawn at the next start, as soon as the bot connects and before its first answer
+(``SpiteBot.on_connect``), so only a moment is lost."""
 
 
 REPAIR_WAIT = 2.0
