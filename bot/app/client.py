@@ -380,7 +380,12 @@ class SpiteBot(Host):
     async def _repair_at_start(self) -> None:
         try:
             behind = await self._request_repairs(at_once=True)
-            await asyncio.gather(*(self.boards.drawn(game_id) for game_id in behind))
+            # Interactions wait for this only so long: a board Discord won't take yet (it
+            # fails, say) is tried on by the publisher while the bot answers as usual. (A
+            # wait given up leaves the drawing alone.)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(
+                    *(self.boards.drawn(game_id) for game_id in behind)), REPAIR_WAIT * 2)
         except Exception as exc:
             # The housekeeping's first round looks for the boards behind again.
             self.failures.failed("housekeeping", "repairing the boards at start failed (%s); "
