@@ -70,7 +70,7 @@ def _file_word(name: str | None) -> str:
     # keeps it as sent (accents become their plain letter; anything else goes).
     plain = unicodedata.normalize("NFKD", name or "").encode("ascii", "ignore").decode()
     word = "".join(c if c.isalnum() or c in "-_" else "-" for c in plain.strip().lower())
-    return "-".join(part for part in word.split("-") if part)[:32]
+    return "-".join(part for part in word.split("-") if part)[:32].strip("-")
 
 
 def csv_filename(names: dict[int, str], a: int, b: int) -> str:
