@@ -150,6 +150,7 @@ class Guarded:
             with contextlib.suppress(discord.HTTPException):
                 await reply_error(interaction, RESTARTING)
             return
+        await interaction.client.boards_repaired()
         try:
             await self.act(interaction)
         except UserError as exc:

@@ -119,7 +119,8 @@ def source_label(move: Move, view: View) -> str:
 
 
 def target_label(move: Move, view: View) -> str:
-    """A friendly name for a move's target: ``Centre 2 (needs 7)``, ``Side 1 (on 9♣)``."""
+    """A friendly name for a move's target: ``Centre 2 (needs 7)``,
+    ``Side 1 (on 9♣, ends your turn)``."""
     seat = view.viewer if view.viewer is not None else view.turn
     i = move.target_index
     if move.target is Target.CENTRE:
@@ -129,7 +130,7 @@ def target_label(move: Move, view: View) -> str:
         return f"Centre {i + 1} (needs {rank_name(stack.needs)})"
     pile = view.sides[seat][i]
     if not pile:
-        return f"Side {i + 1} (empty)"
+        return f"Side {i + 1} (empty, ends your turn)"
     return f"Side {i + 1} (on {card_text(pile[-1])}, ends your turn)"
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.pictures.text import board_fields, clip, plural, quote
 from engine import CLASSIC, KINGS, Game
 
@@ -185,3 +187,52 @@ def test_the_words_of_moves_and_results_are_the_engines() -> None:
         "Game over: Ann wins, scoring 1 point: Ann played the last pay-off card."]
     tie = Result(None, 0, EndReason.STOCK_OUT, (4, 5))
     assert result_text(tie, ("Ann", "Bob")) == describe_result(tie, ("Ann", "Bob"))
+
+
+def test_every_side_stack_target_says_the_same_things_the_same_way() -> None:
+    from bot.pictures.text import target_label
+    from engine import Move
+
+    game = Game.from_layout(CLASSIC, payoffs=["9H", "6S"], hands=["5S 7D", "KH"],
+                            sides=[["QC", "", "", ""], ["", "", "", ""]], turn=0)
+    view = game.view(0)
+    labels = [target_label(Move.parse(f"5S>S{i}"), view) for i in range(1, 5)]
+    assert labels == ["Side 1 (on Q♣, ends your turn)", "Side 2 (empty, ends your turn)",
+                      "Side 3 (empty, ends your turn)", "Side 4 (empty, ends your turn)"]
+
+
+def test_only_the_voice_library_warnings_of_discord_are_silenced(
+        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    import logging
+
+    import discord
+
+    from bot.app.client import SpiteBot
+    from bot.ops.config import Config
+
+    # discord.py warns once a process: make it warn again for this bot.
+    monkeypatch.setattr(discord.VoiceClient, "warn_nacl", True)
+    monkeypatch.setattr(discord.VoiceClient, "warn_dave", True)
+    with caplog.at_level(logging.DEBUG, logger="discord"):
+        SpiteBot(Config(token="t"))
+        logging.getLogger("discord.client").warning("something else went wrong")
+    assert "voice" not in caplog.text
+    assert "something else went wrong" in caplog.text
+
+
+def test_the_readme_says_who_the_sandbox_admin_is_and_what_a_challenge_is() -> None:
+    """What the README's Playing section tells a newcomer, and that it is so."""
+    from pathlib import Path
+
+    from bot.sandbox import FakeDiscord
+    from bot.sandbox.world import new_world
+    from bot.storage.rows import GuildSettings
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    playing = readme.split("### Playing", 1)[1].split("\n### ", 1)[0]
+    assert "a `kings` match to 50 points" in playing
+    assert "Alice owns the server and so is its admin" in playing and "`/void`" in playing
+    assert GuildSettings(guild_id=1).default_rules == "kings" and KINGS.match_target == 50
+    world = new_world(FakeDiscord())
+    owner = world.guild.members[world.guild.owner_id]
+    assert owner.user.global_name == "Alice"
