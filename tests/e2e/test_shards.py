@@ -313,7 +313,13 @@ class ShardProcess:
         """A clean stop (``docker stop``); returns the exit code."""
         assert self.proc is not None
         self.proc.send_signal(signal.SIGTERM)
-        code = await asyncio.wait_for(self.proc.wait(), timeout=60)
+        try:
+            # The bot stops within 10 s of SIGTERM (docker's limit); 60 s leaves room for a
+            # machine many times oversubscribed, and a stop that hangs says where it was.
+            code = await asyncio.wait_for(self.proc.wait(), timeout=60)
+        except TimeoutError:
+            raise AssertionError(f"shard {self.shard} didn't stop within 60 s of SIGTERM; "
+                                 f"its log:\n{self.logs()[-4000:]}") from None
         self.proc = None
         return code
 
