@@ -9,10 +9,16 @@ package touches a connection.
   ``settlement_records``, ``standing_records``: the records of each capability, each one
   attribute of ``Storage`` (``storage.settings``, ``storage.challenges``, ``storage.games``,
   ``storage.ledger``, ``storage.settlements``, ``storage.standings``);
-- ``migrations_sqlite``, ``migrations_postgres``: each backend's numbered migrations;
+- ``schema``: the one declaration of the tables, their columns, keys and indexes, from which
+  each backend's DDL for a new database, the copy's table order and the backup's table list
+  come;
+- ``migrations_sqlite``, ``migrations_postgres``: each backend's numbered migrations, the
+  history an existing database is upgraded along;
 - ``interface``: what the records may ask of a database; ``sqlite_driver`` and
   ``postgres_driver``: the two backends behind it (``db`` picks one)
   (where SQLite and PostgreSQL differ, the backend class says how, never an ``if``).
+- ``sqlite_files``: the SQLite backend's whole-file operations, for backups (what a file holds,
+  a consistent copy, a -wal folded back).
 
 Every write that must not be applied twice is a compare-and-set, in any number of processes:
 a challenge moves out of ``open`` once; a game's ``version`` goes up by exactly one per saved

@@ -13,28 +13,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from . import schema
 from .interface import Conn, Database
 
 __all__ = ["TABLES", "copy_tables", "ledger_pairs", "table_counts"]
 
-TABLES: tuple[tuple[str, str], ...] = (
-    ("guild_settings", "guild_id"),
-    ("challenges", "id"),
-    ("challenge_seats", "challenge_id, position"),
-    ("games", "id"),
-    ("moves", "game_id, seq"),
-    ("ledger", "id"),
-    ("settlements", "id"),
-    ("pair_balances", "guild_id, low_id, high_id"),
-    ("player_stats", "guild_id, user_id, rules"),
-    ("ratings", "guild_id, user_id, rules"),
-    ("rating_progress", "guild_id"),
-    ("money_points", "guild_id, user_id, seq"),
-    ("pair_points", "guild_id, low_id, high_id, seq"),
-)
-"""Every table of the bot's schema with its key, in an order that keeps references valid."""
+TABLES: tuple[tuple[str, str], ...] = tuple((t.name, t.key) for t in schema.TABLES)
+"""Every table of the bot's schema with its key, in an order that keeps references valid (the
+declaration's order)."""
 
-_IDENTITIES = ("challenges", "games", "ledger", "settlements")
+_IDENTITIES = tuple(t.name for t in schema.TABLES if t.has_identity)
 
 BATCH = 5_000
 
