@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from . import schema
 from .base import Records
 from .interface import Conn, Row
 from .rows import GameEntry, LedgerRow, OwedExceeded, ledger_row
@@ -21,6 +22,9 @@ __all__ = ["LedgerRecords", "game_stats", "insert_game_entries"]
 _LOW = "CASE WHEN debtor_id < creditor_id THEN debtor_id ELSE creditor_id END"
 _HIGH = "CASE WHEN debtor_id < creditor_id THEN creditor_id ELSE debtor_id END"
 """The lower and higher id of a line's two players (``MIN(a, b)`` is SQLite's alone)."""
+
+_SUMMARIES = tuple(t.name for t in schema.TABLES if t.summary)
+"""The running summaries (``schema.Table.summary``), emptied before they are rebuilt."""
 
 _INT = "CAST(? AS BIGINT)"
 """A parameter in an ``INSERT … SELECT`` list (PostgreSQL can't infer its type there)."""
@@ -397,7 +401,7 @@ class LedgerRecords(Records):
                       "(SELECT 1 FROM ledger v WHERE v.voids_id = l.id)")
         async with self._db.transaction() as conn:
             await conn.lock_ledger(guild_id)
-            for table in ("pair_balances", "player_stats", "money_points", "pair_points"):
+            for table in _SUMMARIES:
                 await conn.execute(f"DELETE FROM {table} WHERE guild_id = ?", (guild_id,))
             await conn.execute(
                 "INSERT INTO pair_points (guild_id, low_id, high_id, seq, ledger_id, owed_cents) "

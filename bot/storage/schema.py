@@ -64,6 +64,8 @@ class Table:
     """Stored in key order (SQLite's ``WITHOUT ROWID``): appending a row writes one page."""
     append_only: bool = False
     """Rows are never changed or deleted (triggers refuse it)."""
+    summary: bool = False
+    """A running summary derived from the ledger's lines, rebuilt from them at will."""
 
     @property
     def key(self) -> str:
@@ -230,7 +232,7 @@ TABLES: tuple[Table, ...] = (
         _int("owed_cents", default="0"),
         _int("games", default="0"),
     ), ("guild_id", "low_id", "high_id"),
-        (Index("pair_balances_high", ("guild_id", "high_id")),), since=2),
+        (Index("pair_balances_high", ("guild_id", "high_id")),), since=2, summary=True),
     Table("player_stats", (
         _int("guild_id"),
         _int("user_id"),
@@ -242,7 +244,7 @@ TABLES: tuple[Table, ...] = (
         _int("net_cents", default="0"),
         _int("margin_sum", default="0"),
         _int("best_margin", default="0"),
-    ), ("guild_id", "user_id", "rules"), since=2),
+    ), ("guild_id", "user_id", "rules"), since=2, summary=True),
     Table("ratings", (
         _int("guild_id"),
         _int("user_id"),
@@ -264,7 +266,7 @@ TABLES: tuple[Table, ...] = (
         _int("balance"),
     ), ("guild_id", "user_id", "seq"),
         (Index("money_points_balance", ("guild_id", "user_id", "balance", "seq")),),
-        since=5, clustered=True),
+        since=5, clustered=True, summary=True),
     Table("pair_points", (
         _int("guild_id"),
         _int("low_id"),
@@ -272,7 +274,7 @@ TABLES: tuple[Table, ...] = (
         _int("seq"),
         _int("ledger_id"),
         _int("owed_cents"),
-    ), ("guild_id", "low_id", "high_id", "seq"), since=5, clustered=True),
+    ), ("guild_id", "low_id", "high_id", "seq"), since=5, clustered=True, summary=True),
 )
 """Every table of the bot, in an order that keeps references valid (a game before its moves,
 a ledger line before the void and the settlement that name it): the order a copy loads them."""
