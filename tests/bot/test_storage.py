@@ -219,6 +219,39 @@ async def test_damaged_game_row_raises_storage_error(storage: Storage, database:
     assert await storage.games.user_games(3) == []  # a damaged row is skipped, not a crash
 
 
+@pytest.mark.parametrize("names", ['["Ann"]', '["Ann", "Bob", "Cy"]', '["Ann", 7]', '"Ann"'])
+async def test_a_game_row_whose_names_dont_match_its_seats_is_refused(
+        storage: Storage, database: str, names: str) -> None:
+    # The number of seats is the engine's to check when a game starts; on load the storage
+    # checks the row against itself: a name for each seat of the row.
+    game_id = await storage.games.create_game(guild_id=1, channel_id=2, players=(3, 4),
+                                              names=("Ann", "Bob"), rules={}, state={"v": 0})
+    await run_sql(database, "UPDATE games SET names = ? WHERE id = ?", names, game_id)
+    with pytest.raises(StorageError, match="player names are damaged"):
+        await storage.games.get_game(game_id)
+
+
+@pytest.mark.parametrize("names", ["[]", '["Ann"]', '["Ann", "Bob", "Cy"]', '[1, 2]'])
+async def test_a_challenge_row_with_damaged_names_is_refused(
+        storage: Storage, database: str, names: str) -> None:
+    row = await storage.challenges.create_challenge(
+        guild_id=1, channel_id=2, challenger_id=3, opponent_id=4, names=("Ann", "Bob"),
+        rules={}, expires_at=10.0)
+    await run_sql(database, "UPDATE challenges SET names = ? WHERE id = ?", names, row.id)
+    with pytest.raises(StorageError, match="player names are damaged"):
+        await storage.challenges.get_challenge(row.id)
+
+
+async def test_a_game_of_more_players_than_the_row_has_seats_is_refused(
+        storage: Storage) -> None:
+    # A game row has four seat columns: a fifth player would be lost, so it is refused.
+    with pytest.raises(ValueError, match="seat"):
+        await storage.games.create_game(guild_id=1, channel_id=2, players=(3, 4, 5, 6, 7),
+                                        names=("A", "B", "C", "D", "E"), rules={},
+                                        state={"v": 0})
+    assert await storage.games.game_ids() == []
+
+
 async def test_the_database_files_are_private(tmp_path: Path) -> None:
     # They hold every deal's seed, so every hidden card: readable by the bot's user only.
     path = tmp_path / "data" / "p.sqlite3"
