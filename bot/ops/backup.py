@@ -24,8 +24,9 @@ from datetime import date, datetime
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from bot.storage import SQLITE_SCHEMA_VERSION, is_postgres_url, schema
+from bot.storage import SQLITE_SCHEMA_VERSION, is_postgres_url
 from bot.storage import sqlite_path as database_file
+from bot.storage.schema import TABLES as DECLARED
 from bot.storage.sqlite_files import FileError, copy_file, fold_wal, read_contents
 
 from .dblock import hold_database
@@ -47,7 +48,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-TABLES: dict[str, int] = {t.name: t.since for t in schema.TABLES}
+TABLES: dict[str, int] = {t.name: t.since for t in DECLARED}
 """The bot's tables (the schema's declaration), each with the schema version that brought it:
 a database at version N has every table of a version up to N."""
 

@@ -13,16 +13,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from . import schema
 from .interface import Conn, Database
+from .schema import TABLES as DECLARED
 
 __all__ = ["TABLES", "copy_tables", "ledger_pairs", "table_counts"]
 
-TABLES: tuple[tuple[str, str], ...] = tuple((t.name, t.key) for t in schema.TABLES)
+TABLES: tuple[tuple[str, str], ...] = tuple((t.name, t.key) for t in DECLARED)
 """Every table of the bot's schema with its key, in an order that keeps references valid (the
 declaration's order)."""
 
-_IDENTITIES = tuple(t.name for t in schema.TABLES if t.has_identity)
+_IDENTITIES = tuple(t.name for t in DECLARED if t.has_identity)
 
 BATCH = 5_000
 

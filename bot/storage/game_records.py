@@ -14,15 +14,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..shards import ShardSet
-from . import schema
 from .base import Records
 from .interface import Conn
 from .ledger_records import insert_game_entries
 from .rows import DEFAULT_SETTINGS, GameEntry, GameRow, StorageError, game_row
+from .schema import table as declared_table
 
 __all__ = ["PLAYS_IN", "SEAT_COLUMNS", "GameRecords", "insert_game", "owned"]
 
-SEAT_COLUMNS = tuple(c.name for c in schema.table("games").columns
+SEAT_COLUMNS = tuple(c.name for c in declared_table("games").columns
                      if c.name.startswith("player") and c.name.endswith("_id"))
 """A game row's seat columns (``player0_id``…), one a player, in seat order."""
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from . import schema
 from .base import Records
 from .interface import Conn, Row
 from .rows import GameEntry, LedgerRow, OwedExceeded, ledger_row
+from .schema import TABLES
 
 __all__ = ["LedgerRecords", "game_stats", "insert_game_entries"]
 
@@ -23,7 +23,7 @@ _LOW = "CASE WHEN debtor_id < creditor_id THEN debtor_id ELSE creditor_id END"
 _HIGH = "CASE WHEN debtor_id < creditor_id THEN creditor_id ELSE debtor_id END"
 """The lower and higher id of a line's two players (``MIN(a, b)`` is SQLite's alone)."""
 
-_SUMMARIES = tuple(t.name for t in schema.TABLES if t.summary)
+_SUMMARIES = tuple(t.name for t in TABLES if t.summary)
 """The running summaries (``schema.Table.summary``), emptied before they are rebuilt."""
 
 _INT = "CAST(? AS BIGINT)"
