@@ -23,7 +23,6 @@ from typing import Any
 
 from bot.failures import FailureLog
 from bot.money.stakes import game_entries
-from bot.pictures.text import DB_DOWN, SAVED_DB_AWAY, describe_events, describe_history
 from bot.shards import ShardSet
 from bot.storage import (
     ChallengeRow,
@@ -35,7 +34,7 @@ from bot.storage import (
     Storage,
     StorageError,
 )
-from bot.user_errors import UserError
+from bot.user_errors import DB_DOWN, SAVED_DB_AWAY, UserError
 from engine import (
     Event,
     GameOver,
@@ -50,6 +49,7 @@ from engine import (
     TurnEnded,
     View,
 )
+from engine.describe import history_lines, public_lines
 from engine.moves import parse_source, parse_target
 from engine.players import Player, make_player
 
@@ -881,7 +881,7 @@ class GameService:
         if snapshot:
             live.state_version = new_version
         live.finished = finished
-        live.last_moves = (live.last_moves + describe_events(live.names, events))[-12:]
+        live.last_moves = (live.last_moves + public_lines(events, live.names))[-12:]
         if turn_passed:
             live.turn_started_at = self.clock()
             live.reminded_at = None
@@ -1088,7 +1088,7 @@ def _live_from_row(row: GameRow) -> LiveGame:
         turn_started_at=row.turn_started_at,
         reminded_at=row.reminded_at,
         finished=row.status == "finished",
-        last_moves=describe_history(row.names, match.game.history[-6:]),
+        last_moves=history_lines(match.game.history[-6:], row.names),
         board_version=row.board_version,
         claim_offered_at=row.claim_offered_at,
         thread_id=row.thread_id,
