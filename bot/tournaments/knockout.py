@@ -2,24 +2,22 @@
 
 The rules chosen:
 
-- **Rounds.** With *n* players at tables of *k*, the bracket has the fewest rounds *R* with
-  *k*\\ :sup:`R` ≥ *n*; each table sends its winner on, so round *R* is one table (the final):
-  8 players at tables of two play 3 rounds, 9 at tables of three play 2 (3 tables, then a final
-  of three).
-- **Seeding and byes.** Round 1 has *T* = *k*\\ :sup:`R-1` tables, one for each of seeds 1..*T*.
-  The other players ("challengers", seeds *T*\\ +1..*n*) fill the tables of the lowest of those
-  seeds first, each of those tables full before the next one gets anyone: seed 1's table is the
-  last to get challengers, so when the players don't fill the bracket, the top seeds have the
-  byes (a table of one). Within the tables that play, challengers are dealt in turns from seed
-  *T*'s table up to the best seed's, so the best seed meets the weakest challenger of each turn:
-  8 players at tables of two give 1-8, 2-7, 3-6, 4-5 (listed by their leading seed); 9 at
-  tables of three give 1-6-9, 2-5-8, 3-4-7. A table of three or four short of players plays with the seats it
-  has (a table of one is a bye).
-- **Later rounds.** The bracket is fixed by the seeds: the winner of seed *s*'s table takes slot
-  *s*, and slots are grouped the same way (slot 1 with the last slot of each turn), so the top
-  *k* seeds can meet only in the final, the top *k*\\ :sup:`2` only from the semi-final on, and
-  so on. A slot whose player left is empty: his table's others go on (a walkover), and a table
-  left with one player is a bye.
+- **Rounds.** With n players at tables of k, the bracket has the fewest rounds R with
+  k^R >= n; each table sends its winner on, so round R is one table (the final): 8 players at
+  tables of two play 3 rounds, 9 at tables of three play 2 (3 tables, then a final of three).
+- **Seeding and byes.** Round 1 has T = k^(R-1) tables, one led by each of seeds 1..T. The
+  other players ("challengers", seeds T+1..n) need ceil((n-T)/(k-1)) of those tables; the
+  tables of the lowest leading seeds play and the top seeds have the byes (a table of one).
+  Challengers are dealt in turns over the tables that play, each turn from seed T's table up to
+  the best seed's, so the best seed meets the weakest challenger of each turn (a table may play
+  a seat short): 8 players at tables of two give 1-8, 2-7, 3-6, 4-5 (listed by their leading
+  seed), 6 give byes to 1 and 2 and 3-6, 4-5; 9 at tables of three give 1-6-9, 2-5-8, 3-4-7,
+  and 7 a bye to 1 and 2-5-7, 3-4-6; 7 at tables of four give byes to 1, 2, 3 and 4-5-6-7.
+- **Later rounds.** The bracket is fixed by the seeds: the winner of seed s's table takes slot
+  s, and slots are grouped the same way (slot 1 with the last slot of each turn), so the top k
+  seeds can meet only in the final, the top k^2 only from the semi-final on, and so on. A slot
+  whose player left is empty: his table's others go on (a walkover), and a table left with one
+  player is a bye.
 - **A drawn game** (shared first place among those still seated) decides nothing: the table
   plays again; after the second draw at a table the better seed among those who drew goes on.
 - **Places.** The winner is 1st; players knocked out in the same round share a place, counted as
@@ -42,7 +40,7 @@ MAX_DRAWS = 2
 
 
 def rounds_needed(players: int, seats: int) -> int:
-    """The fewest rounds *R* with ``seats ** R >= players``."""
+    """The fewest rounds R with ``seats ** R >= players``."""
     rounds, size = 0, 1
     while size < players:
         rounds, size = rounds + 1, size * seats
@@ -51,7 +49,7 @@ def rounds_needed(players: int, seats: int) -> int:
 
 def bracket_groups(slots: int, seats: int) -> list[list[int]]:
     """The slots (0-based, in seed order) that meet at each table of a full round:
-    ``slots // seats`` tables; table *i* holds slot *i* and, from each further turn of
+    ``slots // seats`` tables; table i holds slot i and, from each further turn of
     ``slots // seats`` slots, the one counted from that turn's end (slot 0 meets the last of
     each turn)."""
     m = slots // seats
@@ -59,8 +57,8 @@ def bracket_groups(slots: int, seats: int) -> list[list[int]]:
 
 
 def first_round_groups(players: int, seats: int) -> list[list[int]]:
-    """Round 1's tables as seeds (0-based), table *i* led by seed *i*: the challengers fill the
-    tables of the lowest leading seeds first, so the top seeds have the byes (see the module)."""
+    """Round 1's tables as seeds (0-based), table i led by seed i: the challengers sit at the
+    tables of the lowest leading seeds, so the top seeds have the byes (see the module)."""
     rounds = rounds_needed(players, seats)
     tables = seats ** (rounds - 1)
     challengers = players - tables

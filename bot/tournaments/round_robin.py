@@ -4,12 +4,12 @@ The rules chosen:
 
 - **Schedule:** the circle method over the seeds. Seed 1 stays put and the others turn one place
   a round; each round pairs the first position with the last, the second with the one before
-  last, and so on: *n* − 1 rounds for an even *n*.
-- **An odd number of players:** an empty place joins the circle, so there are *n* rounds and
+  last, and so on: n − 1 rounds for an even n.
+- **An odd number of players:** an empty place joins the circle, so there are n rounds and
   whoever meets the empty place has a **bye** that round (everyone exactly one); a bye counts as
   a win (see ``scoring``).
-- The whole schedule is fixed when the tournament starts; round *r* + 1 begins when every table
-  of round *r* is decided.
+- The whole schedule is fixed when the tournament starts; round r + 1 begins when every table
+  of round r is decided.
 - **Leaving.** A player who leaves forfeits every game of his not decided yet: each of his
   opponents, in this round and the later ones, gets the win without playing; a bye of his in a
   later round is dropped. Games he finished stand.

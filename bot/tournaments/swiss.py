@@ -2,7 +2,7 @@
 
 The rules chosen:
 
-- **Rounds:** ⌈log2 *n*⌉ for *n* entrants (6 players: 3 rounds), fewer only when no round can
+- **Rounds:** ⌈log2 n⌉ for n entrants (6 players: 3 rounds), fewer only when no round can
   be drawn (see below).
 - **Pairing by score then rating.** The players still in are ranked by points, then rating, then
   seed; the first is paired with the next one he has not met, and so on down the list; when the

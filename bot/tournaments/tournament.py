@@ -11,7 +11,7 @@ Rules common to the formats:
 - **Seeding.** Seed 1 is the highest rating; equal ratings keep the order of sign-up (the order
   the entrants are given in).
 - **A round** is a list of tables (each a list of seats, players in seat order) plus the players
-  with a bye. Round *n + 1* is drawn the moment the last table of round *n* is decided.
+  with a bye. Round n + 1 is drawn the moment the last table of round n is decided.
 - **A result** is a table's places, one per seat, 1 the best, as the engine ranks a table
   (``Result.ranks``: a shared place skips the next, 1, 2, 2, 4; a drawn game ranks everyone 1).
 - **A forfeit.** A player who leaves or is removed (a :class:`Withdrawal`) loses his remaining
