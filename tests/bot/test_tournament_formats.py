@@ -374,3 +374,22 @@ def test_the_same_entrants_and_events_give_the_same_rounds_in_any_sign_up_order(
     b = replay("swiss", list(reversed(field(6))), history)
     assert a.rounds == b.rounds and a.standings() == b.standings()
     assert replay("swiss", field(6), history).rounds == a.rounds
+
+
+def test_swiss_never_pairs_a_rematch_even_when_score_and_rating_say_so() -> None:
+    t = Swiss(field(4))
+    t.play(1, 0, [1, 1])
+    t.play(1, 1, [1, 1])  # everyone on ½: by rating it would be 1-2 and 3-4 again
+    assert seat_lists(t)[1] == [(1, 3), (2, 4)]
+
+
+def test_a_swiss_bye_skips_the_lowest_ranked_who_had_one() -> None:
+    t = Swiss(field(5))
+    assert seat_lists(t) == [[(1, 2), (3, 4)]] and t.rounds[0].byes == (5,)
+    t.play(1, 0, [1, 2])
+    t.play(1, 1, [1, 2])
+    assert seat_lists(t)[1] == [(1, 3), (5, 2)] and t.rounds[1].byes == (4,)
+    t.play(2, 0, [2, 1])
+    t.play(2, 1, [2, 1])
+    # 3 on 2 points; 1, 2, 4 and 5 on 1: 5 and then 4 are lowest but had theirs, so 2 sits out.
+    assert t.rounds[2].byes == (2,) and seat_lists(t)[2] == [(3, 5), (1, 4)]
