@@ -294,8 +294,7 @@ class Tournament(ABC):
             if drawn is None:
                 self.finished = True
                 return
-            tables = tuple(self._forfeit(t) or t
-                           if any(p in self.withdrawn for p in t.seats) else t
+            tables = tuple((self._forfeit(t) or t) if set(t.seats) & set(self.withdrawn) else t
                            for t in drawn.tables)
             self.rounds.append(replace(drawn, tables=tables))
             if not self.rounds[-1].decided:
