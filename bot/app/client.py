@@ -525,7 +525,7 @@ class SpiteBot(Host):
         text = result_announcement(
             game_id=live.id, players=live.players, names=live.names, rules=facts.rules.name,
             result=facts.last_result,
-            claimed=await self.storage.last_move(live.id) == "claim",
+            claimed=await self.storage.games.last_move(live.id) == "claim",
             match_winner=facts.winner,
             scores=facts.scores if facts.target is not None else None, target=facts.target,
             money=money)
@@ -543,9 +543,9 @@ class SpiteBot(Host):
                     await thread.edit(archived=True)
 
     async def _money_line(self, live: LiveGame) -> str:
-        entry = await self.storage.game_entry(live.terms.guild_id, live.id)
+        entry = await self.storage.ledger.game_entry(live.terms.guild_id, live.id)
         a, b = live.players
-        owed = await self.storage.pair_balance(live.terms.guild_id, a, b)
+        owed = await self.storage.ledger.pair_balance(live.terms.guild_id, a, b)
         names = dict(zip(live.players, live.names, strict=True))
         parts = []
         if entry is not None and entry.amount_cents > 0:
@@ -570,14 +570,14 @@ class SpiteBot(Host):
         winner = self.service.facts(live).winner
         if winner is not None and live.players[winner] == self.computer_id:
             return "💸 The computer won: it plays for nothing, so nobody owes anything."
-        entries = await self.storage.game_entries(guild, live.id)
+        entries = await self.storage.ledger.game_entries(guild, live.id)
         if not any(entry.amount_cents for entry in entries):
             return "💸 Nobody owes anything for this game."
         names = dict(zip(live.players, live.names, strict=True))
         lines = []
         for entry in entries:
             debtor, creditor = names[entry.debtor_id], names[entry.creditor_id]
-            owed = await self.storage.pair_balance(guild, entry.debtor_id, entry.creditor_id)
+            owed = await self.storage.ledger.pair_balance(guild, entry.debtor_id, entry.creditor_id)
             balance = ("they're square" if owed == 0 else
                        f"{debtor} owes {creditor} {format_amount(owed, cur)} in all" if owed > 0
                        else f"{creditor} owes {debtor} {format_amount(-owed, cur)} in all")

@@ -106,7 +106,7 @@ async def check_result(world: World, rules: str, stake: int, per_card: int) -> N
             assert f"<@{user}>" in text, (user, text)
     winner = match.winner
     storage = world.bot.storage
-    lines = await storage.game_entries(live.terms.guild_id, live.id)
+    lines = await storage.ledger.game_entries(live.terms.guild_id, live.id)
     if winner is None:
         assert "Drawn game" in text or "level" in text, text
         assert all(line.amount_cents == 0 for line in lines)
@@ -131,7 +131,7 @@ async def check_result(world: World, rules: str, stake: int, per_card: int) -> N
             assert f"{debtor} owes {live.names[winner]} ${line.amount_cents // 100}." \
                 f"{line.amount_cents % 100:02d} for this game" in text, text
     await world.bot.ledger.update_ratings(live.terms.guild_id)
-    ratings = await storage.ratings(live.terms.guild_id, rules)
+    ratings = await storage.standings.ratings(live.terms.guild_id, rules)
     people = {u for u in live.players if u != computer}
     assert {u for u, _ in ratings} == people
     assert all(games == 1 for _, _, games in ratings.values())
@@ -325,7 +325,7 @@ async def test_resigning_at_a_table_leaves_and_the_rest_play_on(world: World,
     await world.settle()
     assert live.finished and live.match.winner == 0
     assert world.bot is not None
-    lines = await world.bot.storage.game_entries(live.terms.guild_id, live.id)
+    lines = await world.bot.storage.ledger.game_entries(live.terms.guild_id, live.id)
     margins = live.match.margins
     assert [(x.debtor_id, x.amount_cents) for x in lines] == [
         (bob.id, 20 + (margins[1] or 0)), (carol.id, 20 + (margins[2] or 0))]
