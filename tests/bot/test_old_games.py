@@ -128,10 +128,10 @@ async def test_tables_saved_before_the_clarified_stalemate_round_load_and_replay
     storage = await Storage.open(_copy_tables(tmp_path))
     try:
         history = HistoryService(storage)
-        assert [str(i) for i in await storage.game_ids()] == sorted(expected)
-        for game_id in await storage.game_ids():
+        assert [str(i) for i in await storage.games.game_ids()] == sorted(expected)
+        for game_id in await storage.games.game_ids():
             want = expected[str(game_id)]
-            row = await storage.get_game(game_id)
+            row = await storage.games.get_game(game_id)
             assert row is not None
             assert (list(row.players), list(row.names), row.version, row.state_version,
                     row.status) == (want["players"], want["names"], want["version"],
@@ -163,7 +163,7 @@ async def test_a_table_going_on_from_before_plays_on_under_its_reading(tmp_path:
         await service.play(live.id, BOB, "pass")
         result = live.match.game.result
         assert live.finished and result is not None and result.reason.value == "stalemate"
-        row = await storage.get_game(live.id)
+        row = await storage.games.get_game(live.id)
         assert row is not None and "stalemate_round" not in row.state["rules"]
         assert restore_match(row).to_dict() == live.match.to_dict()
     finally:
@@ -187,7 +187,7 @@ async def test_a_new_table_is_saved_with_the_marker_and_follows_the_clarified_ro
         await service.accept_seat(row.id, BOB)
         _, live = await service.accept_seat(row.id, CAT)
         assert live is not None
-        saved = await storage.get_game(live.id)
+        saved = await storage.games.get_game(live.id)
         assert saved is not None and saved.state["rules"]["stalemate_round"] == 2
         assert saved.rules["stalemate_round"] == 2
         while not live.finished:
@@ -209,7 +209,7 @@ async def test_a_new_table_is_saved_with_the_marker_and_follows_the_clarified_ro
             guild_id=1, channel_id=11, challenger_id=ANN, opponent_id=BOB,
             opponent_is_bot=False, rules_name="classic", names=("Ann", "Bob"))
         _, started = await service.accept(two.id, BOB)
-        stored = await storage.get_game(started.id)
+        stored = await storage.games.get_game(started.id)
         assert stored is not None and "stalemate_round" not in stored.state["rules"]
         assert stored.rules == stored.state["rules"]
     finally:
