@@ -26,13 +26,14 @@ number is found by dynamic programming over the subsets (2^n states, n at most 1
 from __future__ import annotations
 
 import heapq
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 __all__ = ["EXACT_LIMIT", "Debt", "NettingEntry", "Owed", "Payment", "PersonChange",
            "SettlePlan", "exact_payments", "fewest_payments", "greedy_payments",
-           "net_positions", "netting_entries", "pair_balances", "plan_settlement"]
+           "net_positions", "netting_entries", "pair_balances", "plan_settlement",
+           "zero_sum_groups"]
 
 EXACT_LIMIT = 16
 """The most people the exact search takes at once (2^16 subsets); beyond, the plan is greedy."""
@@ -214,7 +215,7 @@ def exact_payments(positions: Mapping[int, int],
         raise ValueError(f"{len(rest)} people is more than the exact search takes "
                          f"({EXACT_LIMIT})")
     values = [positions[user] for user in rest]
-    groups.extend([rest[i] for i in group] for group in _zero_sum_groups(values))
+    groups.extend([rest[i] for i in group] for group in zero_sum_groups(values))
     neighbours: dict[int, set[int]] = {}
     for low, high in current:
         neighbours.setdefault(low, set()).add(high)
@@ -289,22 +290,70 @@ def _pair_off(positions: Mapping[int, int], current: Mapping[tuple[int, int], in
     return groups
 
 
-def _zero_sum_groups(values: list[int]) -> list[list[int]]:
+def zero_sum_groups(values: Sequence[int], method: str = "auto") -> list[list[int]]:
     """The most disjoint groups (as indices into ``values``, which sum to 0 and hold no 0)
-    that each sum to 0 and together hold everyone.
+    that each sum to 0 and together hold everyone; at most ``EXACT_LIMIT`` values.
 
-    ``best[mask]`` is the most disjoint zero-sum groups inside the subset ``mask``: the best
-    of the subset less one person, plus one if the subset itself sums to 0 (then its last
-    group closes). Walking back from the whole set, each time the subset left sums to 0 a
-    group has been peeled off.
+    Two ways to the same count, both over the subsets of ``values``:
+
+    - ``"subsets"``: ``best[mask]``, the most disjoint zero-sum groups inside the subset
+      ``mask``, is the best of the subset less one person, plus one if the subset itself sums
+      to 0. Every subset is visited: n * 2^n steps at worst.
+    - ``"chain"``: only the subsets that sum to 0 are visited; the groups are the steps of the
+      longest chain of them, each inside the next, from nobody to everyone (the difference of
+      two zero-sum subsets sums to 0). Steps: the square of their number.
+
+    ``"auto"`` takes the chain when the zero-sum subsets are few (positions to the cent make
+    few of them; round stakes, many, and the pairs cancelling are already off).
     """
     n = len(values)
+    if n > EXACT_LIMIT:
+        raise ValueError(f"{n} people is more than the exact search takes ({EXACT_LIMIT})")
+    if sum(values) or not all(values):
+        raise ValueError("the values must sum to 0 and hold no 0")
     if n == 0:
         return []
     sums = [0]
     for value in values:  # sums[mask] for every mask, bit i standing for values[i]
         sums += [total + value for total in sums]
-    size = 1 << n
+    zeros = [mask for mask, total in enumerate(sums) if total == 0]
+    if method == "auto":
+        method = "chain" if len(zeros) <= CHAIN_LIMIT else "subsets"
+    if method == "chain":
+        masks = _longest_chain(zeros)
+    elif method == "subsets":
+        masks = _best_subsets(sums)
+    else:
+        raise ValueError(f"no method {method!r}")
+    return [[i for i in range(n) if mask >> i & 1] for mask in masks]
+
+
+CHAIN_LIMIT = 512
+"""Up to this many zero-sum subsets, the chain is quicker than visiting every subset:
+512² / 2 subset tests against 16 × 2^16 / 2 steps."""
+
+
+def _longest_chain(zeros: list[int]) -> list[int]:
+    # ``zeros`` is in increasing order, so a subset comes before every set that holds it.
+    longest = {0: 0}
+    below: dict[int, int] = {}
+    for mask in zeros[1:]:
+        inner, length = 0, 0
+        for other, count in longest.items():
+            if count > length and other & mask == other:
+                inner, length = other, count
+        longest[mask] = length + 1
+        below[mask] = inner
+    groups = []
+    mask = zeros[-1]
+    while mask:
+        groups.append(mask ^ below[mask])
+        mask = below[mask]
+    return groups[::-1]
+
+
+def _best_subsets(sums: list[int]) -> list[int]:
+    size = len(sums)
     best = [0] * size
     for mask in range(1, size):
         # A group holds at least two people (nobody's position is 0), so the subset less one
@@ -321,8 +370,10 @@ def _zero_sum_groups(values: list[int]) -> list[list[int]]:
                     break
             rest ^= low
         best[mask] = found + (sums[mask] == 0)
-    groups: list[list[int]] = []
-    group: list[int] = []
+    # Walking back from everyone, one person at a time along the best counts: each time the
+    # people left sum to 0, a group has been peeled off.
+    groups = []
+    group = 0
     mask = size - 1
     while mask:
         want = best[mask] - (sums[mask] == 0)
@@ -332,11 +383,11 @@ def _zero_sum_groups(values: list[int]) -> list[list[int]]:
             if best[mask ^ low] == want:
                 break
             rest ^= low
-        group.append(low.bit_length() - 1)
+        group |= low
         mask ^= low
         if sums[mask] == 0:
-            groups.append(sorted(group))
-            group = []
+            groups.append(group)
+            group = 0
     return groups
 
 

@@ -6,6 +6,7 @@ Alice, Bob, Carol and Dave, nobody, one pair, everyone even, a plan for some mem
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable
 
@@ -13,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.bench.plan_bench import main
 from bot.money.settle_plan import (
     EXACT_LIMIT,
     NettingEntry,
@@ -25,6 +27,7 @@ from bot.money.settle_plan import (
     netting_entries,
     pair_balances,
     plan_settlement,
+    zero_sum_groups,
 )
 
 ALICE, BOB, CAROL, DAVE, ERIN = 101, 102, 103, 104, 105
@@ -176,6 +179,22 @@ def test_a_plan_for_some_members_leaves_their_other_balances(lines: list[Line],
     assert open_nets(as_lines(after)) == open_nets(lines)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([-300, -200, -100, 100, 200, 300, 500]) | st.integers(-999, 999),
+                min_size=1, max_size=11))
+def test_both_searches_find_as_many_groups(values: list[int]) -> None:
+    values = [value for value in values if value]
+    if sum(values):
+        values.append(-sum(values))
+    found = {method: zero_sum_groups(values, method) for method in ("chain", "subsets")}
+    assert len(found["chain"]) == len(found["subsets"]) == len(zero_sum_groups(values))
+    for groups in found.values():
+        assert sorted(i for group in groups for i in group) == list(range(len(values)))
+        assert all(sum(values[i] for i in group) == 0 for group in groups)
+    if len(values) <= 8:
+        assert len(values) - len(found["chain"]) == brute_force_fewest(dict(enumerate(values)))
+
+
 # ---------------------------------------------------------------------------- examples
 
 
@@ -278,3 +297,13 @@ def test_netting_entries_between_two_sets_of_balances() -> None:
     assert netting_entries(before, after) == (
         NettingEntry(BOB, ALICE, 300), NettingEntry(ALICE, CAROL, 50),
         NettingEntry(BOB, CAROL, 200))
+
+
+def test_the_benchmark_prints_a_line_per_size_and_stakes(capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    main(["--people", "5,20", "--runs", "2", "--seed", "3"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(row["people"], row["stakes"]) for row in rows] == [
+        (people, stakes) for people in (5, 20) for stakes in ("round", "per_card", "dollars")]
+    assert all(row["exact_plans"] == 2 for row in rows if row["people"] == 5)
+    assert all(row["payments_median"] <= row["people"] - 1 for row in rows)
