@@ -8,19 +8,21 @@ way). The output (``SettlePlan``) is:
 - each person's **net position**: what the others owe him in all, less what he owes them
   (positive: he is owed; negative: he owes), to the cent;
 - the **payments** that clear every net position: the fewest possible for up to
-  ``EXACT_LIMIT`` people who still have something to pay or receive after the obvious pairs
-  (see ``fewest_payments``), a greedy plan of at most n - 1 payments beyond, and ``exact``
-  saying which;
+  ``EXACT_LIMIT`` people who still have something to pay or receive once the pairs whose
+  positions cancel are off (see ``fewest_payments``), a greedy plan of at most n - 1
+  payments beyond, and ``exact`` saying which;
 - **per person** his balances before and after (``PersonChange``), so a message can say
   "your $4.00 to Bob becomes $1.00 to Carol", and who has to agree to the plan;
 - the **netting entries**, one per changed pair, that turn the current pairwise balances into
   exactly the plan's: ledger lines that leave every net position unchanged, to the cent.
 
-The minimum: a plan is a graph of payments whose connected parts each sum to zero, and a part
+The minimum: a plan is a graph of payments whose connected parts each sum to 0, and a part
 of k people needs at least k - 1 payments, so the fewest payments for n people is n minus the
-largest number of disjoint groups, each summing to zero, that they can be split into. That
-number is found by dynamic programming over the subsets (2^n states, n at most 16: about
-65,000 states, a tenth of a second in CPython; ``python -m bot.bench plan`` has the figures).
+largest number of disjoint groups, each summing to 0, that they can be split into. That
+number is found over the subsets (``zero_sum_groups``: at most 2^16 of them). CPU work on
+the calling thread, from a few milliseconds to a few tenths of a second for 16 people
+(``python -m bot.bench.plan_bench`` has the figures): the bot should run it off the event
+loop.
 """
 
 from __future__ import annotations
