@@ -206,9 +206,11 @@ def exact_payments(positions: Mapping[int, int],
     whose positions cancel exactly (one owes what the other is owed) are paired off: such a
     pair is a group of its own in some best plan. The people are split into the most groups
     that each sum to 0 (dynamic programming over subsets); each group of k is settled in
-    k - 1 payments, greedily. A group whose ``current`` balances among themselves already
-    take k - 1 payments and who have no balance with anyone outside the group keeps them as
-    they are, so the plan changes as few balances as it can that way.
+    k - 1 payments, greedily. When the ``current`` pair balances (as ``pair_balances`` gives
+    them) come to these positions in as few payments already, they are the plan; otherwise
+    a group whose balances among themselves already take k - 1 payments and who have no
+    balance with anyone outside the group keeps them as they are. (Other plans as short
+    may keep more balances; these are the two cases looked for.)
     """
     _check_sum(positions)
     current = current or {}
@@ -218,6 +220,11 @@ def exact_payments(positions: Mapping[int, int],
                          f"({EXACT_LIMIT})")
     values = [positions[user] for user in rest]
     groups.extend([rest[i] for i in group] for group in zero_sum_groups(values))
+    fewest = sum(len(group) - 1 for group in groups)
+    if len(current) == fewest and _open_nets(current) == _open_nets_of(positions):
+        # The balances already take as few payments as any plan (and go through nobody
+        # whose position is 0, or they would take more): they are the plan.
+        return _in_order(_as_payments(current))
     neighbours: dict[int, set[int]] = {}
     for low, high in current:
         neighbours.setdefault(low, set()).add(high)
@@ -244,6 +251,14 @@ def fewest_payments(positions: Mapping[int, int],
     if len(_split(positions, current or {})[1]) > EXACT_LIMIT:
         return _in_order(greedy_payments(positions)), False
     return exact_payments(positions, current), True
+
+
+def _open_nets(pairs: Mapping[tuple[int, int], int]) -> dict[int, int]:
+    return _open_nets_of(net_positions((low, high, cents) for (low, high), cents in pairs.items()))
+
+
+def _open_nets_of(positions: Mapping[int, int]) -> dict[int, int]:
+    return {user: cents for user, cents in positions.items() if cents}
 
 
 def _in_order(payments: Iterable[Payment]) -> tuple[Payment, ...]:

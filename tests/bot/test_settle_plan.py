@@ -6,6 +6,7 @@ Alice, Bob, Carol and Dave, nobody, one pair, everyone even, a plan for some mem
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Iterable
@@ -124,6 +125,9 @@ def test_netting_keeps_every_net_position_to_the_cent(lines: list[Line]) -> None
                 for e in plan.netting}) == len(plan.netting)
     touched = {user for e in plan.netting for user in (e.debtor, e.creditor)}
     assert set(plan.must_agree) == touched
+    if plan.exact and plan.open_pairs == len(plan.payments):
+        # The balances already take as few payments as any plan: they are the plan.
+        assert plan.netting == () and plan.must_agree == ()
     for person in plan.people:
         assert person.net_cents == -sum(owed.cents for owed in person.before)
         assert person.net_cents == -sum(owed.cents for owed in person.after)
@@ -251,6 +255,16 @@ def test_balances_already_the_fewest_are_kept() -> None:
     assert plan.payments == (Payment(ALICE, BOB, 400), Payment(BOB, CAROL, 300),
                              Payment(DAVE, ERIN, 500))
     assert plan.netting == ()
+
+
+def test_balances_as_few_as_any_plan_are_the_plan() -> None:
+    # Two debts of $3, each owed $1 to one person and $2 to another: four payments either
+    # way, and as many ways to group the six people in two. Whoever is who, nobody is asked
+    # to pay someone new.
+    for a, b, c, d, e, f in itertools.permutations(range(1, 7)):
+        plan = plan_settlement([(a, b, 100), (a, c, 200), (d, e, 100), (d, f, 200)])
+        assert len(plan.payments) == 4
+        assert plan.netting == () and plan.must_agree == ()
 
 
 def test_everyone_even() -> None:
