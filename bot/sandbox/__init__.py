@@ -1,6 +1,6 @@
 """A fake Discord (REST + gateway) for end-to-end tests of discord.py bots.
 
-See ``server.py`` for the overview. Public names:
+See ``server.py`` for the overview (and how its modules divide the work). Public names:
 
 * :class:`FakeDiscord` - the server and its state; user actions (``slash``, ``click``,
   ``select``, ``autocomplete``, ``submit_modal``...); gateway control.
@@ -38,7 +38,8 @@ from .models import (
     RegisteredCommand,
 )
 from .runner import BotHandle, running_bot, start_bot
-from .server import FakeDiscord, LatencyReport, RequestRecord, Upload
+from .server import FakeDiscord
+from .state import LatencyReport, RequestRecord, Upload
 
 __all__ = [
     "ApiError",

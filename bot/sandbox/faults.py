@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from .server import FakeDiscord, RequestRecord
+    from .state import DiscordState, RequestRecord
 
 __all__ = ["OK", "ROUTE_KINDS", "Fault", "FaultPlan", "GatewayChaos", "InjectedFault",
            "route_kind"]
@@ -197,7 +197,7 @@ class GatewayChaos:
     """Drops the bot's gateway connections every ``every`` seconds (on average, seeded): the
     bot may resume (``refuse_resume`` = 0), or, with that probability, must identify again."""
 
-    def __init__(self, fake: FakeDiscord, every: float, *, refuse_resume: float = 0.0,
+    def __init__(self, fake: DiscordState, every: float, *, refuse_resume: float = 0.0,
                  seed: int = 0) -> None:
         self.fake = fake
         self.every = every

@@ -19,7 +19,8 @@ from typing import Any, TypeVar
 
 from .interactions import InteractionRecord
 from .models import JSON, FakeMessage
-from .server import FakeDiscord, UploadedFile
+from .server import FakeDiscord
+from .state import UploadedFile
 
 __all__ = ["BOARD_TITLE", "LoadFakeDiscord"]
 

@@ -28,18 +28,16 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import BodyPartReader, web
 
 from .fake_errors import ApiError
-from .faults import Fault, route_kind
+from .faults import Fault, FaultPlan, route_kind
 from .gateway import INTENT_GUILD_MEMBERS, INTENT_GUILDS
+from .message_store import MessageStore
 from .models import JSON, ChannelType, FakeChannel, FakeGuild, FakeMessage, Perm, iso
-from .server import API_VERSION, RequestRecord, UploadedFile
-
-if TYPE_CHECKING:
-    from .server import FakeDiscord
+from .state import API_VERSION, RequestRecord, UploadedFile
 
 log = logging.getLogger("fakediscord.rest")
 
@@ -136,8 +134,10 @@ async def _read_body(request: web.Request) -> tuple[Any, list[UploadedFile]]:
 class RestApi:
     """Route table + handlers. One instance per :class:`FakeDiscord`."""
 
-    def __init__(self, fake: FakeDiscord) -> None:
+    def __init__(self, fake: MessageStore) -> None:
         self.fake = fake
+        #: Faults injected into REST calls (``faults.py``); none unless a test adds some.
+        self.faults = FaultPlan()
         self.routes: list[_Route] = []
         add = self._add
         # meta / login
@@ -248,7 +248,7 @@ class RestApi:
             fake.rejected.append(record)
             return _json({"message": "401: Unauthorized", "code": 0}, 401)
 
-        fault = fake.faults.pick(route_kind(request.method, path), record)
+        fault = self.faults.pick(route_kind(request.method, path), record)
         if fault is not None:
             answer = await self._injected(fault, record)
             if answer is not None:
