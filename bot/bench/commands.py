@@ -1,10 +1,12 @@
 """Benchmarks of the bot's CPU work, away from Discord.
 
-``python -m bot.bench [render|ledger|load] [--boards N] [--seed S]`` prints one JSON line per
-measurement; with no benchmark named it runs render and ledger (``ledger``: see
-``ledger_bench``; ``load``, the real bot as a process under many games at once: see
-``load_bench``; ``migrate``, ``python -m bot migrate`` on a big database: see
-``migrate_bench``).
+``python -m bot.bench <benchmark> [flags]`` prints one JSON line per measurement; each
+benchmark is a sub-command with flags of its own (``python -m bot.bench <benchmark> --help``):
+``render`` (below), ``ledger`` (``ledger_bench``), ``storage`` (``storage_bench``), ``hand``
+(``hand_bench``), ``load`` (the real bot as a process under many games at once:
+``load_bench``), ``chaos`` (the same under injected faults: ``chaos_bench``), ``migrate``
+(``python -m bot migrate`` on a big database: ``migrate_bench``); ``all`` runs the quick ones,
+render and ledger.
 ``render`` draws boards and hands from seeded games of both rule sets at many stages, from
 the deal to the finished game, including long side stacks; then the same at tables of three
 and of four (a player leaving in every other game), as rows of their own
@@ -243,6 +245,10 @@ def run_render(boards: int, seed: int = 1) -> list[dict[str, object]]:
     return rows
 
 
+def _render(args: argparse.Namespace) -> list[dict[str, object]]:
+    return run_render(args.boards, args.seed)
+
+
 def _ledger(args: argparse.Namespace) -> list[dict[str, object]]:
     from .ledger_bench import run_ledger
 
@@ -254,7 +260,7 @@ def _load(args: argparse.Namespace) -> list[dict[str, object]]:
 
     from .load_bench import run_load
 
-    return run_load(args.games or [10], mode=args.mode, interval=args.interval,
+    return run_load(args.games, mode=args.mode, interval=args.interval,
                     duration=args.duration,
                     rules=args.rules, board_delay=args.board_delay, seed=args.seed,
                     open_concurrency=args.open_concurrency,
@@ -266,35 +272,34 @@ def _load(args: argparse.Namespace) -> list[dict[str, object]]:
 def _storage(args: argparse.Namespace) -> list[dict[str, object]]:
     from .storage_bench import run_store
 
-    return list(run_store(args.store_games, args.moves, args.seed))
+    return list(run_store(args.games, args.moves, args.seed, args.database))
 
 
 def _hand(args: argparse.Namespace) -> list[dict[str, object]]:
     from .hand_bench import run_hand
 
-    return [run_hand(args.store_games, args.repeats, args.seed)]
+    return [run_hand(args.games, args.repeats, args.seed)]
 
 
 def _migrate(args: argparse.Namespace) -> list[dict[str, object]]:
     from .migrate_bench import DEFAULT_DATABASE, run_migrate
 
-    return list(run_migrate(args.games or [1_000, 10_000], args.database or DEFAULT_DATABASE,
+    return list(run_migrate(args.games, args.database or DEFAULT_DATABASE,
                             args.seed, args.pool, args.budget))
 
 
 def _chaos(args: argparse.Namespace) -> list[dict[str, object]]:
     from .chaos_bench import run_chaos
 
-    database = args.database or "sqlite"
-    return [asyncio.run(run_chaos((args.games or [10])[0], duration=args.duration,
+    return [asyncio.run(run_chaos(args.games, duration=args.duration,
                                   fault_rate=args.fault_rate, gateway_every=args.gateway_every,
-                                  database=database, db_outage=args.db_outage,
+                                  database=args.database, db_outage=args.db_outage,
                                   settle=args.settle, seed=args.seed,
                                   board_delay=args.board_delay))]
 
 
 BENCHMARKS: dict[str, Callable[[argparse.Namespace], list[dict[str, object]]]] = {
-    "render": lambda args: run_render(args.boards, args.seed),
+    "render": _render,
     "ledger": _ledger,
     "storage": _storage,
     "hand": _hand,
@@ -302,7 +307,10 @@ BENCHMARKS: dict[str, Callable[[argparse.Namespace], list[dict[str, object]]]] =
     "chaos": _chaos,
     "migrate": _migrate,
 }
-"""The benchmarks by name."""
+"""The benchmarks by name (each a sub-command of ``python -m bot.bench``)."""
+
+QUICK = ("render", "ledger")
+"""What ``python -m bot.bench all`` runs; the others take minutes and are asked for by name."""
 
 
 def _sizes(text: str) -> list[int]:
@@ -315,36 +323,78 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Command-line entry point."""
-    parser = argparse.ArgumentParser(prog="python -m bot.bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("benchmark", nargs="?", choices=[*BENCHMARKS, "all"], default="all",
-                        help="which benchmark to run (default: all)")
-    parser.add_argument("--boards", type=int, default=200, help="positions to draw (render)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--lines", type=_sizes, default=[100_000],
-                        help="ledger lines, a row per size: 10000,100000,1000000 (ledger)")
-    parser.add_argument("--players", type=int, default=200, help="players (ledger)")
-    parser.add_argument("--runs", type=int, default=50, help="timed runs of each query (ledger)")
-    parser.add_argument("--store-games", type=int, default=20,
-                        help="matches played (storage) or hands shown (hand)")
-    parser.add_argument("--moves", type=int, default=510, help="moves per match (storage)")
-    parser.add_argument("--repeats", type=int, default=10, help="times each hand is shown (hand)")
-    load = parser.add_argument_group("load", "the real bot as a process against the local fake "
-                                     "Discord (see load_bench)")
-    load.add_argument("--games", type=_sizes, default=None,
-                      help="games open at once, one run per size: 10,50,100 (default 10); "
-                           "migrate: finished matches in the source (default 1000,10000)")
+def _positive(text: str) -> int:
+    try:
+        number = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError("a whole number, like 10") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def _played_by_the_bot(parser: argparse.ArgumentParser) -> None:
+    """The flags of the benchmarks that run the real bot against the fake Discord."""
+    parser.add_argument("--duration", type=float, default=30.0, help="seconds of play per run")
+    parser.add_argument("--board-delay", type=float, default=1.0,
+                        help="the bot's BOARD_DELAY_SECONDS (its default: 1)")
+
+
+_OVERVIEW, _, _RENDER_DETAILS = (__doc__ or "").partition("``render`` draws")
+_RENDER = "Draws" + _RENDER_DETAILS
+
+
+def _see(module: str) -> str:
+    return (f"What it measures and what it leaves out: the docstring of bot/bench/{module}.py "
+            f"(python -m pydoc bot.bench.{module}).")
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """One sub-command per benchmark, each with only its own flags."""
+    subs = parser.add_subparsers(dest="benchmark", metavar="<benchmark>", title="benchmarks")
+    made: dict[str, argparse.ArgumentParser] = {}
+
+    def sub(name: str, summary: str, where: str) -> argparse.ArgumentParser:
+        made[name] = subs.add_parser(
+            name, help=summary, description=where,
+            formatter_class=argparse.RawDescriptionHelpFormatter)
+        made[name].add_argument("--seed", type=int, default=1, help="seeds the games played")
+        return made[name]
+
+    render = sub("render", "boards and hands drawn, in this process and by a drawing process",
+                 _RENDER)
+    render.add_argument("--boards", type=_positive, default=200, help="positions to draw")
+
+    ledger = sub("ledger", "the notebook's queries on a ledger of many lines",
+                 _see("ledger_bench"))
+    ledger.add_argument("--lines", type=_sizes, default=[100_000],
+                        help="ledger lines, a row per size: 10000,100000,1000000")
+    ledger.add_argument("--players", type=int, default=200, help="players the lines are among")
+    ledger.add_argument("--runs", type=int, default=50, help="timed runs of each query")
+
+    storage = sub("storage", "what saving one move costs the database, as games grow",
+                  _see("storage_bench"))
+    storage.add_argument("--games", type=_positive, default=20, help="matches played")
+    storage.add_argument("--moves", type=int, default=510, help="moves per match")
+    storage.add_argument("--database", default=None,
+                         help="a postgresql:// server to measure instead of a SQLite file")
+
+    hand = sub("hand", "the private hand message shown again and again",
+               _see("hand_bench"))
+    hand.add_argument("--games", type=_positive, default=20, help="hands shown")
+    hand.add_argument("--repeats", type=int, default=10, help="times each hand is shown")
+
+    load = sub("load", "the real bot as a process against the local fake Discord, many games "
+               "at once", _see("load_bench"))
+    load.add_argument("--games", type=_sizes, default=[10],
+                      help="games open at once, one run per size: 10,50,100 (default 10)")
     load.add_argument("--mode", choices=["eager", "paced"], default="eager",
                       help="eager: act as soon as answered; paced: a move per game every "
                            "--interval seconds on average")
     load.add_argument("--interval", type=float, default=10.0,
                       help="paced: seconds between moves of a game, on average")
-    load.add_argument("--duration", type=float, default=30.0, help="seconds of play per run")
+    _played_by_the_bot(load)
     load.add_argument("--rules", choices=["both", "kings", "classic"], default="both")
-    load.add_argument("--board-delay", type=float, default=1.0,
-                      help="the bot's BOARD_DELAY_SECONDS (its default: 1)")
     load.add_argument("--open-concurrency", type=int, default=8,
                       help="games opened at once before the play starts")
     load.add_argument("--profile", help="run the bot under cProfile, writing this file")
@@ -352,11 +402,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     load.add_argument("--shards", type=int, default=1,
                       help="bot processes, one shard each (needs --database postgresql://…)")
     load.add_argument("--database", default=None,
-                      help="a postgresql:// server (a scratch schema of it) instead of SQLite; "
-                      "chaos also takes 'private' (a server of its own, stopped mid-run)")
-    chaos = parser.add_argument_group("chaos", "the load's players under injected faults "
-                                      "(see chaos_bench; --games, --duration, --seed, "
-                                      "--board-delay and --database too)")
+                      help="a postgresql:// server (a scratch schema of it) instead of SQLite")
+
+    chaos = sub("chaos", "the load's players under injected faults (REST errors, gateway "
+                "drops, a database outage)", _see("chaos_bench"))
+    chaos.add_argument("--games", type=_positive, default=10, help="games open at once")
+    _played_by_the_bot(chaos)
+    chaos.add_argument("--database", default="sqlite",
+                       help="sqlite, a postgresql:// server, or 'private' (a server of its "
+                            "own, stopped mid-run)")
     chaos.add_argument("--fault-rate", type=float, default=0.05,
                        help="share of the REST calls answered 500/502/503/429")
     chaos.add_argument("--gateway-every", type=float, default=30.0,
@@ -365,22 +419,58 @@ def main(argv: Sequence[str] | None = None) -> None:
                        help="with --database private: seconds PostgreSQL is stopped mid-run")
     chaos.add_argument("--settle", type=float, default=90.0,
                        help="seconds the bot gets to catch up after the faults stop")
-    migrate = parser.add_argument_group("migrate", "python -m bot migrate on a big database "
-                                        "(see migrate_bench; --games, --seed and --database "
-                                        "too)")
+
+    migrate = sub("migrate", "python -m bot migrate on a big database",
+                  _see("migrate_bench"))
+    migrate.add_argument("--games", type=_sizes, default=[1_000, 10_000],
+                         help="finished matches in the source, a run per size "
+                              "(default 1000,10000)")
+    migrate.add_argument("--database", default=None,
+                         help="the postgresql:// server to migrate to (default: a local one)")
     migrate.add_argument("--pool", type=int, default=20, help="distinct matches played")
     migrate.add_argument("--budget", type=float, default=900.0,
                          help="seconds a size may be projected to take: over it, the replay "
                               "check is left out, and if still over, the size")
-    args = parser.parse_args(argv)
-    if args.boards < 1:
-        parser.error("--boards must be at least 1")
-    # "all" is the quick ones; storage, load, chaos and migrate take minutes and are asked
-    # for by name.
-    names = [n for n in BENCHMARKS if n not in ("load", "storage", "chaos", "migrate")] \
-        if args.benchmark == "all" \
-        else [args.benchmark]
-    for name in names:
-        for line in BENCHMARKS[name](args):
-            print(json.dumps(line), flush=True)
 
+    sub("all", f"the quick ones, {' and '.join(QUICK)}, with their defaults",
+        f"Runs {' and '.join(QUICK)} with their defaults (and the --seed given).")
+    return made
+
+
+def _misplaced(flag: str, name: str, subs: dict[str, argparse.ArgumentParser]) -> str:
+    """Why ``flag`` is refused after ``name``: whose flag it is, if anyone's."""
+    option = flag.split("=", 1)[0]
+    owners = [n for n, sub in subs.items() if option in sub._option_string_actions]
+    whose = f" (a flag of {', '.join(owners)})" if owners else ""
+    return (f"{option} is not a flag of {name}{whose}; "
+            f"python -m bot.bench {name} --help lists its flags")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command-line entry point: ``python -m bot.bench <benchmark> [its flags]``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="python -m bot.bench", description=_OVERVIEW.strip(),
+        epilog="python -m bot.bench <benchmark> --help lists the flags of that benchmark.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    subs = _subcommands(parser)
+    names = ", ".join(subs)
+    if not argv:
+        parser.error(f"name a benchmark: python -m bot.bench <benchmark>, one of {names} "
+                     f"('all' runs {' and '.join(QUICK)})")
+    if argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
+        # The flat form of before (flags first, or no benchmark named): say the new one.
+        parser.error(f"the benchmark comes first, then its flags: python -m bot.bench "
+                     f"<benchmark> [flags], one of {names}; e.g. python -m bot.bench render "
+                     f"--boards 50. Each benchmark has flags of its own: python -m bot.bench "
+                     f"<benchmark> --help")
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        subs[args.benchmark].error(_misplaced(unknown[0], args.benchmark, subs))
+    if args.benchmark == "all":
+        runs = [parser.parse_args([name, "--seed", str(args.seed)]) for name in QUICK]
+    else:
+        runs = [args]
+    for run in runs:
+        for line in BENCHMARKS[run.benchmark](run):
+            print(json.dumps(line), flush=True)
