@@ -1,4 +1,4 @@
-"""Benchmarks of the bot's CPU work, away from Discord.
+"""Benchmarks of the bot: its pictures, ledger and storage, and the whole bot under load.
 
 ``python -m bot.bench <benchmark> [flags]`` prints one JSON line per measurement; each
 benchmark is a sub-command with flags of its own (``python -m bot.bench <benchmark> --help``):
