@@ -19,6 +19,7 @@ and the start and stop of it all (``session.py``). Nothing here imports the bot.
 
 from __future__ import annotations
 
+from .discord_state import LatencyReport, RequestRecord, Upload
 from .fake_errors import ApiError, FakeDiscordError, FakeDiscordTimeout
 from .faults import OK, Fault, FaultPlan, GatewayChaos, InjectedFault, route_kind
 from .interactions import CallbackRecord, CallbackType, InteractionRecord, InteractionType
@@ -39,7 +40,6 @@ from .models import (
 )
 from .runner import BotHandle, running_bot, start_bot
 from .server import FakeDiscord
-from .state import LatencyReport, RequestRecord, Upload
 
 __all__ = [
     "ApiError",

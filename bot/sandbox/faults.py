@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from .state import DiscordState, RequestRecord
+    from .discord_state import DiscordState, RequestRecord
 
 __all__ = ["OK", "ROUTE_KINDS", "Fault", "FaultPlan", "GatewayChaos", "InjectedFault",
            "route_kind"]

@@ -3,7 +3,7 @@
 :class:`GatewayEndpoint` serves ``/gateway`` for the fake: HELLO, heartbeats, IDENTIFY (READY
 and a GUILD_CREATE per guild of the shard), RESUME (replaying what the session missed) and
 member requests. The sessions and connections themselves are in ``gateway.py``; the state they
-report on in ``state.py``.
+report on in ``discord_state.py``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import secrets
 
 from aiohttp import WSMsgType, web
 
+from .discord_state import API_VERSION, DiscordState
 from .gateway import (
     OP_HEARTBEAT,
     OP_HEARTBEAT_ACK,
@@ -29,7 +30,6 @@ from .gateway import (
     GatewaySession,
 )
 from .models import JSON
-from .state import API_VERSION, DiscordState
 
 log = logging.getLogger("fakediscord")
 

@@ -14,6 +14,7 @@ import struct
 import time
 from collections.abc import Sequence
 
+from .discord_state import DiscordState, UploadedFile
 from .fake_errors import ApiError
 from .gateway import (
     INTENT_DIRECT_MESSAGES,
@@ -37,7 +38,6 @@ from .models import (
     MessageFlags,
     iter_components,
 )
-from .state import DiscordState, UploadedFile
 from .validation import check_autocomplete, check_message, check_modal
 
 

@@ -32,12 +32,12 @@ from typing import Any
 
 from aiohttp import BodyPartReader, web
 
+from .discord_state import API_VERSION, RequestRecord, UploadedFile
 from .fake_errors import ApiError
 from .faults import Fault, FaultPlan, route_kind
 from .gateway import INTENT_GUILD_MEMBERS, INTENT_GUILDS
 from .message_store import MessageStore
 from .models import JSON, ChannelType, FakeChannel, FakeGuild, FakeMessage, Perm, iso
-from .state import API_VERSION, RequestRecord, UploadedFile
 
 log = logging.getLogger("fakediscord.rest")
 

@@ -17,7 +17,7 @@ Typical use (see ``fixtures.py`` / ``runner.py`` for the pytest glue)::
 Design notes
 ------------
 * One concern a module, imported one way (as aiohttp's ``web_app``, ``web_request``...):
-  the state (``state.py``, over ``waiting.py``), the bot's messages and answers
+  the state (``discord_state.py``, over ``waiting.py``), the bot's messages and answers
   (``message_store.py``), what people do (``user_actions.py``), the REST API (``rest.py``),
   the gateway (``gateway_endpoint.py``, its sessions in ``gateway.py``), and this module,
   which serves them on one port. The sandbox's page (``web.py``) sits above it all.
@@ -53,7 +53,7 @@ log = logging.getLogger("fakediscord")
 class FakeDiscord(UserActions):
     """A fake Discord API + gateway bound to 127.0.0.1 on a free port.
 
-    Takes the options of :class:`~.state.DiscordState` (the token, the bot's name, the
+    Takes the options of :class:`~.discord_state.DiscordState` (the token, the bot's name, the
     gateway's compression and resume policy, the interaction deadline...).
     """
 

@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from .discord_state import Actor, Upload, user_of
 from .fake_errors import FakeDiscordError
 from .interactions import InteractionRecord, InteractionType
 from .message_store import MessageStore
@@ -26,7 +27,6 @@ from .models import (
     RegisteredCommand,
     iter_components,
 )
-from .state import Actor, Upload, user_of
 
 
 class UserActions(MessageStore):

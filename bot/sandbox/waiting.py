@@ -1,7 +1,8 @@
 """Waiting on the fake Discord's state: every change wakes whoever waits, so nobody sleeps.
 
-The base of the fake's state (``state.py``) and what an :class:`~.interactions.InteractionRecord`
-waits through (it knows the fake only as this, so the records and the state import one way).
+The base of the fake's state (``discord_state.py``), and what an
+:class:`~.interactions.InteractionRecord` waits through: it knows the fake only as this, so the
+records and the state import one way.
 """
 
 from __future__ import annotations
