@@ -3,9 +3,10 @@
 :class:`DiscordState` holds the world (guilds, channels, members, roles), the messages and
 interactions, the registered commands and the gateway sessions, as plain dataclasses
 (``models.py``) tests inspect directly, plus the records of what the bot asked for. What
-changes it lives above it, one way: the bot's messages and answers (``message_store.py``), what
-people do (``user_actions.py``), the REST API (``rest.py``), the gateway (``gateway_endpoint.py``)
-and the server that binds them (``server.py``).
+changes it lives above it, one way: the servers and people set up (``guild_setup.py``), the
+bot's messages, answers and commands (``message_store.py``), what people do
+(``user_actions.py``), the REST API (``rest.py``), the gateway (``gateway_endpoint.py``) and the
+server that binds them (``server.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import asyncio
 import logging
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -22,32 +23,25 @@ from .fake_errors import FakeDiscordError
 from .gateway import (
     INTENT_GUILD_MEMBERS,
     INTENT_GUILD_PRESENCES,
-    INTENT_GUILDS,
     INTENT_MESSAGE_CONTENT,
-    OP_INVALID_SESSION,
-    OP_RECONNECT,
     PRIVILEGED_INTENTS,
     GatewayConnection,
     GatewaySession,
 )
 from .interactions import InteractionRecord
 from .models import (
-    DEFAULT_BOT_PERMISSIONS,
     DEFAULT_EVERYONE_PERMISSIONS,
     DISCORD_EPOCH_MS,
     JSON,
-    ChannelType,
     FakeAttachment,
     FakeChannel,
     FakeGuild,
     FakeMember,
     FakeMessage,
-    FakeRole,
     FakeUser,
     RegisteredCommand,
     SnowflakeFactory,
 )
-from .validation import check_commands
 from .waiting import Waiting
 
 log = logging.getLogger("fakediscord")
@@ -256,146 +250,6 @@ class DiscordState(Waiting):
 
         return await self.wait_for(find, timeout=timeout, description=f"a message in {channel!r}")
 
-    # ------------------------------------------------------------------ world building
-
-    def add_user(self, name: str, *, bot: bool = False, global_name: str | None = None) -> FakeUser:
-        user = FakeUser(id=self.snowflake(), username=name, global_name=global_name, bot=bot)
-        self.users[user.id] = user
-        return user
-
-    def add_guild(
-        self,
-        name: str = "Test Guild",
-        *,
-        channels: Sequence[str] = ("general",),
-        owner: FakeUser | None = None,
-        shard: tuple[int, int] | None = None,
-    ) -> FakeGuild:
-        """Create a guild with @everyone, the bot's managed role, the bot, the owner and
-        text ``channels``. If a bot is connected it receives GUILD_CREATE (a "join").
-        ``shard=(shard_id, shard_count)`` picks an id that Discord routes to that shard."""
-        owner = owner or self.owner
-        gid = self.snowflake() if shard is None else self.snowflake.on_shard(*shard)
-        guild = FakeGuild(id=gid, name=name, owner_id=owner.id)
-        guild.roles[gid] = FakeRole(
-            id=gid, name="@everyone", permissions=DEFAULT_EVERYONE_PERMISSIONS
-        )
-        bot_role = FakeRole(
-            id=self.snowflake(),
-            name=self.bot_user.username,
-            permissions=DEFAULT_BOT_PERMISSIONS,
-            position=1,
-            managed=True,
-        )
-        guild.roles[bot_role.id] = bot_role
-        guild.members[owner.id] = FakeMember(user=owner, guild_id=gid)
-        guild.members[self.bot_user.id] = FakeMember(
-            user=self.bot_user, guild_id=gid, role_ids=[bot_role.id]
-        )
-        self.guilds[gid] = guild
-        for position, channel_name in enumerate(channels):
-            self._new_channel(guild, channel_name, ChannelType.GUILD_TEXT, position=position)
-        for session in self._sessions_for(gid):
-            session.dispatch("GUILD_CREATE", self._guild_create_payload(guild, session))
-        self.notify()
-        return guild
-
-    @property
-    def guild(self) -> FakeGuild:
-        """The first guild (convenience for single-guild tests)."""
-        if not self.guilds:
-            raise FakeDiscordError("no guild: call fake.add_guild() first")
-        return next(iter(self.guilds.values()))
-
-    def add_channel(
-        self,
-        guild: FakeGuild,
-        name: str,
-        *,
-        type: int = ChannelType.GUILD_TEXT,
-        topic: str | None = None,
-        parent: FakeChannel | None = None,
-    ) -> FakeChannel:
-        """Create a guild channel (dispatches CHANNEL_CREATE to a connected bot)."""
-        channel = self._new_channel(
-            guild, name, type, position=len(guild.channels), topic=topic, parent=parent
-        )
-        for session in self._sessions_for(guild.id, INTENT_GUILDS):
-            session.dispatch("CHANNEL_CREATE", self._with_guild_id(channel.payload(), guild.id))
-        self.notify()
-        return channel
-
-    def _new_channel(
-        self,
-        guild: FakeGuild,
-        name: str,
-        type: int,
-        *,
-        position: int,
-        topic: str | None = None,
-        parent: FakeChannel | None = None,
-    ) -> FakeChannel:
-        channel = FakeChannel(
-            id=self.snowflake(),
-            type=type,
-            name=name,
-            guild_id=guild.id,
-            position=position,
-            topic=topic,
-            parent_id=parent.id if parent else None,
-        )
-        guild.channels[channel.id] = channel
-        return channel
-
-    def add_member(
-        self,
-        guild: FakeGuild,
-        name: str,
-        *,
-        bot: bool = False,
-        nick: str | None = None,
-        roles: Sequence[FakeRole] = (),
-        user: FakeUser | None = None,
-    ) -> FakeMember:
-        """Add a member (new user ``name``, or an existing ``user``) to ``guild``."""
-        user = user or self.add_user(name, bot=bot)
-        member = FakeMember(user=user, guild_id=guild.id, nick=nick, role_ids=[r.id for r in roles])
-        guild.members[user.id] = member
-        for session in self._sessions_for(guild.id, INTENT_GUILD_MEMBERS):
-            session.dispatch("GUILD_MEMBER_ADD", self._with_guild_id(member.payload(), guild.id))
-        self.notify()
-        return member
-
-    def add_role(
-        self,
-        guild: FakeGuild,
-        name: str,
-        *,
-        permissions: int = 0,
-        members: Sequence[FakeMember] = (),
-    ) -> FakeRole:
-        role = FakeRole(
-            id=self.snowflake(), name=name, permissions=permissions, position=len(guild.roles)
-        )
-        guild.roles[role.id] = role
-        for member in members:
-            member.role_ids.append(role.id)
-        for session in self._sessions_for(guild.id, INTENT_GUILDS):
-            session.dispatch(
-                "GUILD_ROLE_CREATE", {"guild_id": str(guild.id), "role": role.payload()}
-            )
-        self.notify()
-        return role
-
-    def dm_channel(self, user: Actor) -> FakeChannel:
-        """The DM channel between the bot and ``user`` (created on first use)."""
-        user = user_of(user)
-        channel = self.dm_channels.get(user.id)
-        if channel is None:
-            channel = FakeChannel(id=self.snowflake(), type=ChannelType.DM, recipients=[user])
-            self.dm_channels[user.id] = channel
-        return channel
-
     # ------------------------------------------------------------------ lookups
 
     def channel(self, channel_id: int) -> FakeChannel | None:
@@ -476,57 +330,6 @@ class DiscordState(Waiting):
 
     def interaction_by_token(self, token: str) -> InteractionRecord | None:
         return self._interactions_by_token.get(token)
-    # ------------------------------------------------------------------ commands
-
-    def upsert_commands(
-        self, guild_id: int | None, payloads: list[JSON], *, replace: bool
-    ) -> list[RegisteredCommand]:
-        check_commands(payloads)
-        self.command_syncs += 1
-        existing = {k: v for k, v in self.registered.items() if k[0] == guild_id}
-        if replace:
-            for key in existing:
-                del self.registered[key]
-        result = []
-        for raw in payloads:
-            ctype = int(raw.get("type", 1))
-            key = (guild_id, raw["name"], ctype)
-            old = existing.get(key)
-            cmd = RegisteredCommand(
-                id=old.id if old else self.snowflake(),  # Discord keeps ids across overwrites
-                application_id=self.application_id,
-                guild_id=guild_id,
-                name=raw["name"],
-                type=ctype,
-                description=raw.get("description", ""),
-                options=list(raw.get("options") or []),
-                default_member_permissions=raw.get("default_member_permissions"),
-                contexts=raw.get("contexts"),
-                integration_types=raw.get("integration_types"),
-                raw=dict(raw),
-                version=self.snowflake(),
-            )
-            self.registered[key] = cmd
-            result.append(cmd)
-        self.notify()
-        return result
-
-    async def wait_commands(
-        self, *names: str, guild: FakeGuild | None = None, timeout: float = 5.0
-    ) -> dict[str, RegisteredCommand]:
-        """Wait until all ``names`` are registered in the given scope."""
-
-        def registered() -> dict[str, RegisteredCommand] | None:
-            cmds = self.commands(guild)
-            return cmds if cmds and all(n in cmds for n in names) else None
-
-        return await self.wait_for(
-            registered,
-            timeout=timeout,
-            description=f"commands {names} to be registered",
-        )
-
-
     # ------------------------------------------------------------------ reporting
 
     def latency_report(self) -> LatencyReport:
@@ -561,30 +364,6 @@ class DiscordState(Waiting):
             problems.append(f"requests rejected with 4xx: {self.rejected}")
         if problems:
             raise FakeDiscordError("\n".join(problems))
-
-    # ------------------------------------------------------------------ gateway control
-
-    def disconnect_all(self, code: int = 4000) -> None:
-        """Drop every websocket (sessions stay resumable). discord.py reconnects and RESUMEs."""
-        for conn in list(self.connections):
-            if conn.session is not None and conn.session.connection is conn:
-                conn.session.connection = None
-            conn.close(code)
-        self.notify()
-
-    def request_reconnect(self) -> None:
-        """Send op 7 RECONNECT: the client closes and RESUMEs (Discord does this on deploys)."""
-        for conn in list(self.connections):
-            conn.send({"op": OP_RECONNECT, "d": None})
-
-    def invalidate_sessions(self) -> None:
-        """Send op 9 INVALID_SESSION (not resumable): the client must IDENTIFY again."""
-        for session in self.sessions:
-            if session.connection is not None:
-                session.connection.send({"op": OP_INVALID_SESSION, "d": False})
-            session.ended = True
-            session.connection = None
-        self.notify()
 
     # ------------------------------------------------------------------ gateway internals
 

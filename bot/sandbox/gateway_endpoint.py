@@ -23,6 +23,7 @@ from .gateway import (
     OP_IDENTIFY,
     OP_INVALID_SESSION,
     OP_PRESENCE_UPDATE,
+    OP_RECONNECT,
     OP_REQUEST_GUILD_MEMBERS,
     OP_RESUME,
     PRIVILEGED_INTENTS,
@@ -38,10 +39,33 @@ HEARTBEAT_ACK_DELAY = 0.03
 
 
 class GatewayEndpoint:
-    """The ``/gateway`` websocket handler. One instance per :class:`FakeDiscord`."""
+    """The ``/gateway`` websocket handler, and the drops Discord makes of its connections.
+    One instance per :class:`FakeDiscord`."""
 
     def __init__(self, fake: DiscordState) -> None:
         self.fake = fake
+
+    def disconnect_all(self, code: int = 4000) -> None:
+        """Drop every websocket (sessions stay resumable). discord.py reconnects and RESUMEs."""
+        for conn in list(self.fake.connections):
+            if conn.session is not None and conn.session.connection is conn:
+                conn.session.connection = None
+            conn.close(code)
+        self.fake.notify()
+
+    def request_reconnect(self) -> None:
+        """Send op 7 RECONNECT: the client closes and RESUMEs (Discord does this on deploys)."""
+        for conn in list(self.fake.connections):
+            conn.send({"op": OP_RECONNECT, "d": None})
+
+    def invalidate_sessions(self) -> None:
+        """Send op 9 INVALID_SESSION (not resumable): the client must IDENTIFY again."""
+        for session in self.fake.sessions:
+            if session.connection is not None:
+                session.connection.send({"op": OP_INVALID_SESSION, "d": False})
+            session.ended = True
+            session.connection = None
+        self.fake.notify()
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(max_msg_size=0)

@@ -1,8 +1,9 @@
-"""What the bot's REST calls change: its messages and their files, and its answers to interactions.
+"""What the bot's REST calls change: its messages and files, its answers, its commands.
 
 :class:`MessageStore` stores messages (validated against Discord's limits), dispatches their
 events to the gateway sessions that should see them, keeps attachments, and turns an
-interaction's callback and follow-ups into messages as Discord does. ``rest.py`` calls it.
+interaction's callback and follow-ups into messages as Discord does, and registers the bot's
+application commands. ``rest.py`` calls it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import struct
 import time
 from collections.abc import Sequence
 
-from .discord_state import DiscordState, UploadedFile
+from .discord_state import UploadedFile
 from .fake_errors import ApiError
 from .gateway import (
     INTENT_DIRECT_MESSAGES,
@@ -22,6 +23,7 @@ from .gateway import (
     INTENT_MESSAGE_CONTENT,
     GatewaySession,
 )
+from .guild_setup import GuildSetup
 from .interactions import (
     ALLOWED_CALLBACKS,
     CallbackRecord,
@@ -33,16 +35,18 @@ from .models import (
     JSON,
     FakeAttachment,
     FakeChannel,
+    FakeGuild,
     FakeMessage,
     FakeUser,
     MessageFlags,
+    RegisteredCommand,
     iter_components,
 )
-from .validation import check_autocomplete, check_message, check_modal
+from .validation import check_autocomplete, check_commands, check_message, check_modal
 
 
-class MessageStore(DiscordState):
-    """The fake's state, with the messages and answers the bot makes in it."""
+class MessageStore(GuildSetup):
+    """The fake's world, with the messages, answers and commands the bot makes in it."""
 
     def create_message(
         self,
@@ -412,6 +416,56 @@ class MessageStore(DiscordState):
         if msg is None or msg.deleted:
             raise ApiError.unknown_message()
         return msg
+
+    # -- commands (called by rest.py)
+
+    def upsert_commands(
+        self, guild_id: int | None, payloads: list[JSON], *, replace: bool
+    ) -> list[RegisteredCommand]:
+        check_commands(payloads)
+        self.command_syncs += 1
+        existing = {k: v for k, v in self.registered.items() if k[0] == guild_id}
+        if replace:
+            for key in existing:
+                del self.registered[key]
+        result = []
+        for raw in payloads:
+            ctype = int(raw.get("type", 1))
+            key = (guild_id, raw["name"], ctype)
+            old = existing.get(key)
+            cmd = RegisteredCommand(
+                id=old.id if old else self.snowflake(),  # Discord keeps ids across overwrites
+                application_id=self.application_id,
+                guild_id=guild_id,
+                name=raw["name"],
+                type=ctype,
+                description=raw.get("description", ""),
+                options=list(raw.get("options") or []),
+                default_member_permissions=raw.get("default_member_permissions"),
+                contexts=raw.get("contexts"),
+                integration_types=raw.get("integration_types"),
+                raw=dict(raw),
+                version=self.snowflake(),
+            )
+            self.registered[key] = cmd
+            result.append(cmd)
+        self.notify()
+        return result
+
+    async def wait_commands(
+        self, *names: str, guild: FakeGuild | None = None, timeout: float = 5.0
+    ) -> dict[str, RegisteredCommand]:
+        """Wait until all ``names`` are registered in the given scope."""
+
+        def registered() -> dict[str, RegisteredCommand] | None:
+            cmds = self.commands(guild)
+            return cmds if cmds and all(n in cmds for n in names) else None
+
+        return await self.wait_for(
+            registered,
+            timeout=timeout,
+            description=f"commands {names} to be registered",
+        )
 
 
 _USER_MENTION = re.compile(r"<@!?(\d+)>")

@@ -17,10 +17,12 @@ Typical use (see ``fixtures.py`` / ``runner.py`` for the pytest glue)::
 Design notes
 ------------
 * One concern a module, imported one way (as aiohttp's ``web_app``, ``web_request``...):
-  the state (``discord_state.py``, over ``waiting.py``), the bot's messages and answers
-  (``message_store.py``), what people do (``user_actions.py``), the REST API (``rest.py``),
-  the gateway (``gateway_endpoint.py``, its sessions in ``gateway.py``), and this module,
-  which serves them on one port. The sandbox's page (``web.py``) sits above it all.
+  the state (``discord_state.py``, over ``waiting.py``), the servers and people in it
+  (``guild_setup.py``), the bot's messages, answers and commands (``message_store.py``), what
+  people do (``user_actions.py``), the REST API (``rest.py``), the gateway
+  (``gateway_endpoint.py``, its sessions in ``gateway.py``), and this module, which serves
+  them on one port. ``FakeDiscord`` is the one object tests hold: each layer a class of its
+  own module, each built on the one below. The sandbox's page (``web.py``) sits above it all.
 * State lives in plain dataclasses (``models.py``) that tests can inspect directly.
 * Everything the bot sends is validated against Discord's limits (``validation.py``);
   violations get Discord's own 400 answers so the bot logs an error, as in production.
@@ -73,6 +75,20 @@ class FakeDiscord(UserActions):
     def faults(self) -> FaultPlan:
         """Faults injected into REST calls (``faults.py``); none unless a test adds some."""
         return self._rest.faults
+
+    # ------------------------------------------------------------------ gateway control
+
+    def disconnect_all(self, code: int = 4000) -> None:
+        """Drop every websocket (sessions stay resumable). discord.py reconnects and RESUMEs."""
+        self._gateway.disconnect_all(code)
+
+    def request_reconnect(self) -> None:
+        """Send op 7 RECONNECT: the client closes and RESUMEs (Discord does this on deploys)."""
+        self._gateway.request_reconnect()
+
+    def invalidate_sessions(self) -> None:
+        """Send op 9 INVALID_SESSION (not resumable): the client must IDENTIFY again."""
+        self._gateway.invalidate_sessions()
 
     # ------------------------------------------------------------------ lifecycle
 
