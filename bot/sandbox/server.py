@@ -19,10 +19,11 @@ Design notes
 * One concern a module, imported one way (as aiohttp's ``web_app``, ``web_request``...):
   the state (``discord_state.py``, over ``waiting.py``), the servers and people in it
   (``guild_setup.py``), the bot's messages, answers and commands (``message_store.py``), what
-  people do (``user_actions.py``), the REST API (``rest.py``), the gateway
-  (``gateway_endpoint.py``, its sessions in ``gateway.py``), and this module, which serves
-  them on one port. ``FakeDiscord`` is the one object tests hold: each layer a class of its
-  own module, each built on the one below. The sandbox's page (``web.py``) sits above it all.
+  people do (``user_actions.py``), the REST API (``rest.py``, its handlers in ``rest_*.py``),
+  the gateway (``gateway_endpoint.py``, its sessions in ``gateway.py``), and this module,
+  which serves them on one port. ``FakeDiscord`` is the one object tests hold: each layer a
+  class of its own module, each built on the one below. The sandbox's page (``web.py``) sits
+  above it all.
 * State lives in plain dataclasses (``models.py``) that tests can inspect directly.
 * Everything the bot sends is validated against Discord's limits (``validation.py``);
   violations get Discord's own 400 answers so the bot logs an error, as in production.
