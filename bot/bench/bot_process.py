@@ -21,7 +21,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 
 
-
 def _cpu_seconds(pid: int) -> float:
     stat = Path(f"/proc/{pid}/stat").read_text()
     fields = stat[stat.rindex(")") + 2:].split()

@@ -330,6 +330,14 @@ class DiscordState(Waiting):
 
     def interaction_by_token(self, token: str) -> InteractionRecord | None:
         return self._interactions_by_token.get(token)
+
+    def permissions_in(self, channel: FakeChannel, user: FakeUser) -> int:
+        guild = self.guild_of(channel)
+        if guild is None:
+            return DEFAULT_EVERYONE_PERMISSIONS  # DMs
+        member = guild.members.get(user.id)
+        return guild.permissions_for(member) if member else 0
+
     # ------------------------------------------------------------------ reporting
 
     def latency_report(self) -> LatencyReport:
@@ -364,6 +372,10 @@ class DiscordState(Waiting):
             problems.append(f"requests rejected with 4xx: {self.rejected}")
         if problems:
             raise FakeDiscordError("\n".join(problems))
+
+    def _internal_error(self, where: str, exc: BaseException) -> None:
+        log.error("fake discord internal error in %s", where, exc_info=exc)
+        self.errors.append(f"{where}: {type(exc).__name__}: {exc}")
 
     # ------------------------------------------------------------------ gateway internals
 
@@ -411,18 +423,6 @@ class DiscordState(Waiting):
         if guild_id is not None:
             payload["guild_id"] = str(guild_id)
         return payload
-
-    def permissions_in(self, channel: FakeChannel, user: FakeUser) -> int:
-        guild = self.guild_of(channel)
-        if guild is None:
-            return DEFAULT_EVERYONE_PERMISSIONS  # DMs
-        member = guild.members.get(user.id)
-        return guild.permissions_for(member) if member else 0
-
-    def _internal_error(self, where: str, exc: BaseException) -> None:
-        log.error("fake discord internal error in %s", where, exc_info=exc)
-        self.errors.append(f"{where}: {type(exc).__name__}: {exc}")
-
 
 
 def user_of(actor: Actor) -> FakeUser:

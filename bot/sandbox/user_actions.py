@@ -657,6 +657,7 @@ class UserActions(MessageStore):
                 ]
         return out
 
+
 def _id_of(comp: JSON) -> JSON:
     return {"id": comp["id"]} if "id" in comp else {}
 
