@@ -15,7 +15,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from bot.bench.commands import main as bench_main
-from bot.bench.commands import positions
+from bot.bench.render_bench import positions
 from bot.pictures import render
 from bot.pictures.render import BOARD_SIZE, HAND_SIZE, BoardInfo, render_board, render_hand
 from engine import CLASSIC, KINGS, Card, EndReason, Game, Result, View, parse_cards

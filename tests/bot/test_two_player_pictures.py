@@ -26,7 +26,7 @@ from typing import Any
 
 from PIL import Image
 
-from bot.bench.commands import positions
+from bot.bench.render_bench import positions
 from bot.pictures import text
 from bot.pictures.render import BoardInfo, render_board, render_hand, result_line
 from engine import CLASSIC, KINGS, EndReason, Game, Result
