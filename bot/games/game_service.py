@@ -23,7 +23,6 @@ from typing import Any
 
 from bot.failures import FailureLog
 from bot.money.stakes import game_entries
-from bot.pictures.text import DB_DOWN, SAVED_DB_AWAY, describe_events, describe_history
 from bot.shards import ShardSet
 from bot.storage import (
     ChallengeRow,
@@ -35,7 +34,7 @@ from bot.storage import (
     Storage,
     StorageError,
 )
-from bot.user_errors import UserError
+from bot.user_errors import DB_DOWN, SAVED_DB_AWAY, UserError
 from engine import (
     Event,
     GameOver,
@@ -50,6 +49,7 @@ from engine import (
     TurnEnded,
     View,
 )
+from engine.describe import history_lines, public_lines
 from engine.moves import parse_source, parse_target
 from engine.players import Player, make_player
 
@@ -226,13 +226,13 @@ class GameService:
 
     async def settings(self, guild_id: int) -> GuildSettings:
         """The server's settings."""
-        return await self.storage.get_settings(guild_id)
+        return await self.storage.settings.get_settings(guild_id)
 
     async def update_settings(self, guild_id: int, **changes: Any) -> GuildSettings:
         """Change server settings (the caller checks the permission)."""
         if "default_rules" in changes:
             RuleSet.preset(changes["default_rules"])
-        return await self.storage.update_settings(guild_id, **changes)
+        return await self.storage.settings.update_settings(guild_id, **changes)
 
     def rules_for(self, settings: GuildSettings, name: str | None) -> RuleSet:
         """The rule set a new game gets: the preset plus the server's house rules."""
@@ -271,13 +271,14 @@ class GameService:
             raise UserError("You can't challenge yourself. Challenge a friend, or me for practice.")
         if opponent_is_bot and opponent_id != self.computer_id:
             raise UserError("Other bots can't play. Challenge a person, or me for practice.")
-        settings = await self.storage.get_settings(guild_id)
+        settings = await self.storage.settings.get_settings(guild_id)
         rules = self.rules_for(settings, rules_name)
         if target is not None:
             if not 1 <= target <= 1000:
                 raise UserError("A match target must be between 1 and 1000 points.")
             rules = rules.with_options(match_target=target)
-        existing = await self.storage.open_between(channel_id, challenger_id, opponent_id)
+        existing = await self.storage.challenges.open_between(
+            channel_id, challenger_id, opponent_id)
         if existing == "game":
             raise UserError("You already have a game going with them in this channel. "
                             "Finish it (or `/resign`) before starting another.")
@@ -293,7 +294,7 @@ class GameService:
                 guild_id, channel_id, (challenger_id, opponent_id), names, rules,
                 vs_computer=True, level=level,
             )
-        return await self.storage.create_challenge(
+        return await self.storage.challenges.create_challenge(
             guild_id=guild_id,
             channel_id=channel_id,
             challenger_id=challenger_id,
@@ -308,11 +309,11 @@ class GameService:
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
         """Remember where the challenge was posted."""
-        await self.storage.set_challenge_message(challenge_id, message_id)
+        await self.storage.challenges.set_challenge_message(challenge_id, message_id)
 
     async def get_challenge(self, challenge_id: int) -> ChallengeRow:
         """A challenge, or a ``UserError`` if it doesn't exist."""
-        row = await self.storage.get_challenge(challenge_id)
+        row = await self.storage.challenges.get_challenge(challenge_id)
         if row is None:
             raise UserError("That challenge no longer exists.")
         return row
@@ -338,7 +339,7 @@ class GameService:
                 raise UserError("This challenge's terms are damaged; please challenge again.") \
                     from None
             match, _ = Match.new(rules, self.new_seed())
-            game_id = await self.storage.accept_challenge(
+            game_id = await self.storage.challenges.accept_challenge(
                 challenge_id,
                 players=(row.challenger_id, row.opponent_id),
                 names=row.names,
@@ -374,7 +375,7 @@ class GameService:
                 who = "challenged player" if status == "declined" else "challenger"
                 verb = "decline" if status == "declined" else "cancel"
                 raise UserError(f"Only the {who} can {verb} this challenge.")
-            if not await self.storage.settle_challenge(challenge_id, status):
+            if not await self.storage.challenges.settle_challenge(challenge_id, status):
                 raise UserError("This challenge is no longer open.")
             return await self.get_challenge(challenge_id)
 
@@ -383,7 +384,7 @@ class GameService:
         if row.status != "open":
             raise UserError(f"This challenge is no longer open (it was {row.status}).")
         if row.expires_at <= self.clock():
-            await self.storage.settle_challenge(challenge_id, "expired")
+            await self.storage.challenges.settle_challenge(challenge_id, "expired")
             raise ChallengeExpired("This challenge has expired. Challenge again if you like.")
         return row
 
@@ -423,13 +424,13 @@ class GameService:
             raise UserError("A table seats two to four players.")
         if level not in COMPUTER_LEVELS:
             raise UserError(f"Unknown level {level!r}: choose easy, normal or hard.")
-        settings = await self.storage.get_settings(guild_id)
+        settings = await self.storage.settings.get_settings(guild_id)
         if rules is None:  # a rematch keeps its game's rules
             rules = self._rules_with_target(settings, rules_name, target)
-        if await self.storage.open_among(channel_id, users):
+        if await self.storage.challenges.open_among(channel_id, users):
             raise UserError("You already have a challenge or a game going with exactly these "
                             "players in this channel.")
-        return await self.storage.create_group(
+        return await self.storage.challenges.create_group(
             kind="challenge", guild_id=guild_id, channel_id=channel_id, seats=len(users),
             host=host, invited=[(user, "Computer" if user == self.computer_id else name,
                                  user == self.computer_id) for user, name, _ in invited],
@@ -460,9 +461,9 @@ class GameService:
         """An open table of ``seats`` (2 to 4) anyone may join; the host sits first."""
         if not 2 <= seats <= 4:
             raise UserError("A table seats two to four players.")
-        settings = await self.storage.get_settings(guild_id)
+        settings = await self.storage.settings.get_settings(guild_id)
         rules = self._rules_with_target(settings, rules_name, target)
-        return await self.storage.create_group(
+        return await self.storage.challenges.create_group(
             kind="table", guild_id=guild_id, channel_id=channel_id, seats=seats, host=host,
             rules=rules.to_dict(), expires_at=self.clock() + settings.challenge_expiry_s,
             stake_cents=stakes[0], per_card_cents=stakes[1], currency=settings.currency)
@@ -486,7 +487,7 @@ class GameService:
             raise UserError("Only the players invited to this challenge can accept it.")
         if seat.accepted:
             raise UserError("You have already accepted: the game starts when everyone has.")
-        await self.storage.accept_seat(row.id, user_id)
+        await self.storage.challenges.accept_seat(row.id, user_id)
         row = await self.get_challenge(row.id)
         if all(s.accepted for s in row.seated):
             return await self._start_group(row)
@@ -503,7 +504,7 @@ class GameService:
 
     async def _join(self, row: ChallengeRow, user_id: int, name: str, level: str | None = None
                     ) -> tuple[ChallengeRow, LiveGame | None]:
-        said = await self.storage.join_table(row.id, user_id, name, level=level)
+        said = await self.storage.challenges.join_table(row.id, user_id, name, level=level)
         if said == "seated":
             raise UserError("The computer already has a seat at this table."
                             if user_id == self.computer_id else
@@ -533,9 +534,9 @@ class GameService:
         async with self._challenge_lock(challenge_id):
             row = await self._open_table(challenge_id)
             if user_id == row.challenger_id:
-                if not await self.storage.settle_challenge(challenge_id, "cancelled"):
+                if not await self.storage.challenges.settle_challenge(challenge_id, "cancelled"):
                     raise UserError("This table is no longer open.")
-            elif not await self.storage.leave_table(challenge_id, user_id):
+            elif not await self.storage.challenges.leave_table(challenge_id, user_id):
                 raise UserError("You don't have a seat at this table.")
             return await self.get_challenge(challenge_id)
 
@@ -571,7 +572,7 @@ class GameService:
         players = tuple(s.user_id for s in row.seated)
         names = tuple(s.name for s in row.seated)
         match, _ = Match.new(rules, self.new_seed(), players=len(players))
-        game_id = await self.storage.accept_challenge(
+        game_id = await self.storage.challenges.accept_challenge(
             row.id, players=players, names=names, rules=rules.to_dict(),
             state=match.to_dict(), vs_computer=self.computer_id in players)
         if game_id is None:
@@ -585,10 +586,10 @@ class GameService:
         returns them."""
         now = self.clock()
         expired = []
-        for row in await self.storage.open_challenges(shards=self.shards):
+        for row in await self.storage.challenges.open_challenges(shards=self.shards):
             if row.expires_at <= now:
                 async with self._challenge_lock(row.id):
-                    if await self.storage.settle_challenge(row.id, "expired"):
+                    if await self.storage.challenges.settle_challenge(row.id, "expired"):
                         expired.append(await self.get_challenge(row.id))
         return expired
 
@@ -606,7 +607,7 @@ class GameService:
         level: str = "normal",
     ) -> LiveGame:
         match, _ = Match.new(rules, self.new_seed())
-        game_id = await self.storage.create_game(
+        game_id = await self.storage.games.create_game(
             guild_id=guild_id,
             channel_id=channel_id,
             players=players,
@@ -621,7 +622,7 @@ class GameService:
 
     async def _load(self, game_id: int) -> LiveGame:
         try:
-            row = await self.storage.get_game(game_id)
+            row = await self.storage.games.get_game(game_id)
         except DatabaseUnavailable as exc:
             self.failures.failed("database", "game %s couldn't be read: %s", game_id, exc)
             # A game this interaction has just saved (a challenge accepted) is not "nothing
@@ -696,7 +697,7 @@ class GameService:
                         if not g.finished and channel_id in (g.terms.channel_id, g.thread_id)),
                        key=lambda g: g.id, reverse=True) if self._all_active_loaded else []
         if not games:
-            rows = await self.storage.user_games(user_id, channel_id=channel_id)
+            rows = await self.storage.games.user_games(user_id, channel_id=channel_id)
             if not rows:
                 raise UserError("You have no game going in this channel. Start one with "
                                 "`/challenge`.")
@@ -706,7 +707,7 @@ class GameService:
 
     async def user_games(self, user_id: int, guild_id: int) -> list[LiveGame]:
         """The user's open games in this server, newest first."""
-        rows = await self.storage.user_games(user_id, guild_id=guild_id)
+        rows = await self.storage.games.user_games(user_id, guild_id=guild_id)
         out = []
         for row in rows:
             try:
@@ -850,7 +851,7 @@ class GameService:
         snapshot = (finished or new_game
                     or new_version - live.state_version >= SNAPSHOT_EVERY)
         try:
-            saved = await self.storage.save_moves(
+            saved = await self.storage.games.save_moves(
                 live.id,
                 expected_version=live.version,
                 state=match.to_dict() if snapshot else None,
@@ -880,7 +881,7 @@ class GameService:
         if snapshot:
             live.state_version = new_version
         live.finished = finished
-        live.last_moves = (live.last_moves + describe_events(live.names, events))[-12:]
+        live.last_moves = (live.last_moves + public_lines(events, live.names))[-12:]
         if turn_passed:
             live.turn_started_at = self.clock()
             live.reminded_at = None
@@ -903,34 +904,34 @@ class GameService:
         """Remember the board message of the current turn and the version it shows (saved
         first: what is in memory must never be ahead of the database, or a try again after a
         failed save would take the board for saved)."""
-        await self.storage.set_board(live.id, message_id, key_turn, version)
+        await self.storage.games.set_board(live.id, message_id, key_turn, version)
         live.board_message_id = message_id
         live.board_turn = key_turn
         live.board_version = version
 
     async def set_board_version(self, live: LiveGame, version: int) -> None:
         """Note that the board message (edited) now shows ``version``."""
-        await self.storage.set_board_version(live.id, version)
+        await self.storage.games.set_board_version(live.id, version)
         live.board_version = max(version, live.board_version or 0)
 
     async def boards_behind(self) -> list[int]:
         """Games whose public board doesn't show their saved version (of this process's
         servers)."""
-        return await self.storage.boards_behind(shards=self.shards)
+        return await self.storage.games.boards_behind(shards=self.shards)
 
     async def set_thread(self, live: LiveGame, thread_id: int) -> None:
         """The game is played in a thread of its own from now on."""
-        await self.storage.set_thread(live.id, thread_id)
+        await self.storage.games.set_thread(live.id, thread_id)
         live.thread_id = thread_id
 
     async def set_result_message(self, live: LiveGame, message_id: int) -> None:
         """The result was announced (so it is announced once, across restarts)."""
-        await self.storage.set_result_message(live.id, message_id)
+        await self.storage.games.set_result_message(live.id, message_id)
         live.result_message_id = message_id
 
     async def results_unannounced(self) -> list[int]:
         """Finished games whose result was never announced (of this process's servers)."""
-        return await self.storage.results_unannounced(shards=self.shards)
+        return await self.storage.games.results_unannounced(shards=self.shards)
 
     async def rematch(self, game_id: int, user_id: int, names: tuple[str, str]
                       ) -> ChallengeRow | LiveGame:
@@ -958,13 +959,14 @@ class GameService:
             return await self._start_game(terms.guild_id, terms.channel_id, (user_id, opponent),
                                           names, rules, vs_computer=True,
                                           level=terms.computer_level)
-        existing = await self.storage.open_between(live.terms.channel_id, user_id, opponent)
+        existing = await self.storage.challenges.open_between(
+            live.terms.channel_id, user_id, opponent)
         if existing == "game":
             raise UserError("You already have a game going with them in this channel.")
         if existing == "challenge":
             raise UserError("There's already an open challenge between you two in this channel.")
-        settings = await self.storage.get_settings(live.terms.guild_id)
-        return await self.storage.create_challenge(
+        settings = await self.storage.settings.get_settings(live.terms.guild_id)
+        return await self.storage.challenges.create_challenge(
             guild_id=live.terms.guild_id, channel_id=live.terms.channel_id, challenger_id=user_id,
             opponent_id=opponent, names=names, rules=rules.to_dict(),
             expires_at=self.clock() + settings.challenge_expiry_s,
@@ -976,13 +978,13 @@ class GameService:
         """Note that the opponent was offered a claim (so it is offered once per turn, across
         restarts)."""
         now = self.clock()
-        await self.storage.set_claim_offered(live.id, now)
+        await self.storage.games.set_claim_offered(live.id, now)
         live.claim_offered_at = now
 
     async def set_reminded(self, live: LiveGame) -> None:
         """Note a reminder was sent."""
         now = self.clock()
-        await self.storage.set_reminded(live.id, now)
+        await self.storage.games.set_reminded(live.id, now)
         live.reminded_at = now
 
     def forget_finished(self, keep: Callable[[int], bool] = lambda game_id: False) -> int:
@@ -1003,7 +1005,7 @@ class GameService:
         """Every game still going on in this process's servers (damaged ones are skipped and
         logged)."""
         out = []
-        for game_id in await self.storage.active_game_ids(shards=self.shards):
+        for game_id in await self.storage.games.active_game_ids(shards=self.shards):
             try:
                 out.append(await self.game(game_id))
             except UserError:
@@ -1086,7 +1088,7 @@ def _live_from_row(row: GameRow) -> LiveGame:
         turn_started_at=row.turn_started_at,
         reminded_at=row.reminded_at,
         finished=row.status == "finished",
-        last_moves=describe_history(row.names, match.game.history[-6:]),
+        last_moves=history_lines(match.game.history[-6:], row.names),
         board_version=row.board_version,
         claim_offered_at=row.claim_offered_at,
         thread_id=row.thread_id,

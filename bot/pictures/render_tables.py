@@ -13,7 +13,7 @@ from PIL import Image, ImageDraw
 
 from bot.money.amounts import format_amount
 
-from .render import _DRAWING, _font, _printable
+from .fonts import _DRAWING, _font, _printable
 
 __all__ = ["date_ticks", "money_ticks", "render_leaderboard", "render_money_chart"]
 
@@ -126,8 +126,8 @@ def render_money_chart(points: Sequence[tuple[float, int]], label: str,
     """Net money over time as a line with a marker per point; ``label`` titles it.
 
     ``points`` are ``(time, running balance in cents)``, oldest first, as
-    ``Storage.money_series`` gives them (a long history already downsampled to a few hundred
-    points). The money axis is labelled with amounts, the time axis with spread dates."""
+    ``Storage.standings.money_series`` gives them (a long history already downsampled to a few
+    hundred points). The money axis is labelled with amounts, the time axis with spread dates."""
     width, height = 900, 360
     left, right, top, bottom = 110, 30, 60, 44
     small = _font(16, bold=False)

@@ -57,7 +57,7 @@ async def test_a_hand_shown_during_a_move_right_after_a_restart_loses_nothing(
     assert "✅" in (await played.message()).content
     await shown.message()
     await world.settle()
-    stored = await world.bot.storage.get_game(game_id)
+    stored = await world.bot.storage.games.get_game(game_id)
     cached = await world.bot.service.game(game_id)
     assert stored is not None and stored.version == 1
     assert cached.version == stored.version
@@ -97,7 +97,7 @@ async def test_a_board_that_fell_behind_before_a_crash_is_drawn_after_the_restar
     boards = world.boards()
     assert len(boards) == before + 1, "one new board for the new turn"
     assert boards[-1].content.count(f"<@{other.id}>") == 1, "the player on turn is pinged"
-    stored = await world.bot.storage.get_game(game_id)
+    stored = await world.bot.storage.games.get_game(game_id)
     assert stored is not None and stored.board_version == stored.version
     # Nothing more is drawn by later housekeeping: the board is up to date.
     assert await world.bot.repair_boards() == 0
@@ -141,6 +141,22 @@ async def test_the_claim_notice_is_posted_once_across_restarts(world: World,
     await world.start()
     await world.bot.tick()
     assert len(notices()) == 1
+
+
+async def test_down_past_the_reminder_and_the_claim_time_one_notice_the_claim(
+        world: World, no_error_logs) -> None:
+    """The bot was away while a turn's reminder time and then its claim time passed: the
+    players get the claim notice, and no reminder for the same turn a round later."""
+    await start_challenge(world, "kings")
+    assert world.bot is not None
+    await world.stop()
+    world.clock.now += 73 * 3600
+    await world.start()
+    for _ in range(3):
+        await world.bot.tick()
+    texts = [m.text() for m in world.public()]
+    assert sum("You may claim" in t for t in texts) == 1, texts
+    assert not any("⏰" in t for t in texts), texts
 
 
 async def test_an_admin_cannot_shorten_a_game_already_going(world: World,

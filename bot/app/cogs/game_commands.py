@@ -305,7 +305,8 @@ class GamesCog(commands.Cog):
     # ------------------------------------------------------------------ tables of 3 or 4
 
     def _group_embed(self, row: ChallengeRow, terms: str | None = None,
-                     status: str | None = None) -> discord.Embed:
+                     status: str | None = None, live: LiveGame | None = None
+                     ) -> discord.Embed:
         """A challenge of three or four, or an open table: its terms and its seats."""
         if terms is None:
             terms = _terms(RuleSet.from_dict(row.rules)) + " · " + self.bot.ledger.terms(
@@ -321,7 +322,11 @@ class GamesCog(commands.Cog):
                 lines.append(f"{n + 1}. {who}{host} {mark}")
             else:
                 lines.append(f"{n + 1}. — free —")
-        if row.kind == "table":
+        if row.kind == "table" and live is not None:
+            title = f"A table for {len(live.players)}"
+            where = f"in <#{live.thread_id}>" if live.thread_id is not None else "below"
+            head = f"<@{row.challenger_id}>'s table is playing {where}."
+        elif row.kind == "table":
             title = f"An open table for {row.seats}!"
             head = (f"<@{row.challenger_id}> is looking for players. Press **Join** to sit "
                     "down; it starts when the table is full, or when the host presses "
@@ -502,7 +507,7 @@ class GamesCog(commands.Cog):
                 text = f"<@{row.challenger_id}> closed the table."
                 controls = table_controls(row.id, disabled=True)
                 status = "**Closed.**"
-            await edit(content=text, embed=self._group_embed(row, status=status),
+            await edit(content=text, embed=self._group_embed(row, status=status, live=live),
                        view=controls, allowed_mentions=discord.AllowedMentions.none())
 
     # ------------------------------------------------------------------ playing
