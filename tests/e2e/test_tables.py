@@ -213,7 +213,7 @@ async def test_an_open_table_joined_with_buttons_plays_a_whole_game(
     if seats == 4:
         await (await fake.click(dave, table, ids["join"])).settled()
     # Full: it started by itself; one more can't join.
-    await fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
+    await fake.wait_for(lambda: world.boards(), timeout=30, description="first board")
     assert "game on" in table.content and all(b.get("disabled") for b in table.buttons())
     # It reads as a started table: no call for players, who plays, and where the game is.
     live = live_game(world)
@@ -261,7 +261,7 @@ async def test_a_challenge_with_a_computer_seat_plays_a_whole_game(
         assert "game on" not in (challenge.content or "")
         assert "✅" in challenge.text()
         await (await fake.click(carol, challenge, accept)).settled()
-    await fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
+    await fake.wait_for(lambda: world.boards(), timeout=30, description="first board")
     assert "game on" in challenge.content
     reply = await (await fake.click(bob, challenge, decline, force=True)).settled()
     assert reply.ephemeral
@@ -305,7 +305,7 @@ async def test_resigning_at_a_table_leaves_and_the_rest_play_on(world: World,
     accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
     await (await fake.click(bob, challenge, accept)).settled()
     await (await fake.click(carol, challenge, accept)).settled()
-    await fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
+    await fake.wait_for(lambda: world.boards(), timeout=30, description="first board")
     live = live_game(world)
     confirm = await (await fake.slash(bob, world.channel, "resign")).message()
     assert confirm.ephemeral and "the others play on" in confirm.content
@@ -347,7 +347,7 @@ async def test_reminders_and_claims_at_a_table(world: World, no_error_logs) -> N
     accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
     await (await fake.click(bob, challenge, accept)).settled()
     await (await fake.click(carol, challenge, accept)).settled()
-    await fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
+    await fake.wait_for(lambda: world.boards(), timeout=30, description="first board")
     await world.settle()
     live = live_game(world)
     idle = live.on_turn
