@@ -206,12 +206,12 @@ async def run_chaos(games: int = 10, *, duration: float = 60.0, fault_rate: floa
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-chaos-")))
         db, server = await _database(database, workdir, stack)
         bot = await BotProcess.start(fake, workdir, db, board_delay, None)
-        chaos = GatewayChaos(fake, gateway_every, refuse_resume=1 / 3, seed=seed)
+        chaos = GatewayChaos(fake.gateway, gateway_every, refuse_resume=1 / 3, seed=seed)
         outage: asyncio.Task[None] | None = None
         try:
-            await fake.wait_for(lambda: "challenge" in fake.commands(), timeout=60,
+            await fake.wait_for(lambda: "challenge" in fake.state.commands(), timeout=60,
                                 description="commands synced")
-            await fake.wait_for(lambda: fake.connected_count() > 0, timeout=30,
+            await fake.wait_for(lambda: fake.state.connected_count() > 0, timeout=30,
                                 description="gateway connected")
             await asyncio.sleep(0.5)
             # The faults start with the play: the games are opened under them too.

@@ -240,7 +240,7 @@ class Load:
 
     async def _hand(self, table: Table, user: Any) -> Any | None:
         """The user's hand: the board's Show my hand every other time, else ``/hand``."""
-        board = self.fake.latest_board.get(table.where.id)
+        board = self.fake.store.latest_board.get(table.where.id)
         record = None
         if board is not None and table.step % 2 == 0:
             button = next((c for c in board.custom_ids() if c.startswith("sm:hand:")), None)
@@ -355,7 +355,7 @@ class Load:
         token, target = choice
         if table.step % 10 == 1:  # what a Discord client asks while the player types
             for focused, value, extra in (("card", "", {}), ("to", "", {"card": token})):
-                record = await self.fake.autocomplete_record(
+                record = await self.fake.people.autocomplete_record(
                     user, table.where, "play", focused, value, **extra)
                 if await self.fake.answered(record, ANSWER_TIMEOUT):
                     with contextlib.suppress(TimeoutError):
@@ -504,9 +504,9 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         load = Load(fake, channel, mode, interval)
         try:
             try:
-                await fake.wait_for(lambda: "challenge" in fake.commands(), timeout=60,
+                await fake.wait_for(lambda: "challenge" in fake.state.commands(), timeout=60,
                                     description="commands synced")
-                await fake.wait_for(lambda: fake.connected_count() >= shards, timeout=30,
+                await fake.wait_for(lambda: fake.state.connected_count() >= shards, timeout=30,
                                     description="gateway connected")
             except FakeDiscordTimeout as exc:
                 # Say why: the bots' own words (a process that stopped, a refusal to start).
@@ -526,7 +526,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             # Each new game's first board is drawn after the bot's board delay: let that
             # backlog clear, so the play starts from a steady state (the wait is in setup_s).
             with contextlib.suppress(Exception):
-                await fake.wait_for(lambda: fake.board_posts >= opened, timeout=max(
+                await fake.wait_for(lambda: fake.store.board_posts >= opened, timeout=max(
                     60.0, opened * 0.5), description="every new game's first board", poll=0.2)
             setup_s = time.monotonic() - setup_started
             # The measured window. The fake keeps every message and revision: out of the
@@ -536,7 +536,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             load.problems.clear()
             lag.clear()
             first = len(fake.interactions)
-            posts, edits, redraws = fake.board_posts, fake.board_edits, fake.board_redraws
+            store = fake.store
+            posts, edits, redraws = store.board_posts, store.board_edits, store.board_redraws
             cpu0, bench0, written0 = cpu_all(pids), self_cpu(), written_all(pids)
             helpers0 = cpu_of(helpers_of(pids))
             machine0 = machine_jiffies()
@@ -550,8 +551,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             helpers1 = cpu_of(helpers_of(pids))
             machine1 = machine_jiffies()
             loadavg = os.getloadavg()[0]
-            posts, edits, redraws = (fake.board_posts - posts, fake.board_edits - edits,
-                                     fake.board_redraws - redraws)
+            posts, edits, redraws = (fake.store.board_posts - posts, fake.store.board_edits - edits,
+                                     fake.store.board_redraws - redraws)
             last = len(fake.interactions)
             # Let the actions under way finish (their answers count), then stop the rest.
             _, late = await asyncio.wait(players, timeout=ANSWER_TIMEOUT + REPLY_TIMEOUT)
@@ -586,7 +587,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
     moves = load.moves
     replies = sorted(took for sent, took in load.replies.values() if t0 <= sent <= t1)
     lags, not_shown = board_lag([p for p in load.played if t0 <= p[1] <= t1],
-                                fake.board_pictures)
+                                fake.store.board_pictures)
     helpers_cpu = sum(cpu - helpers0.get(pid, 0.0) for pid, cpu in helpers1.items())
     all_cpu = cpu1 - cpu0 + helpers_cpu
     lag.sort()

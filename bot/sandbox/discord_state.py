@@ -33,6 +33,7 @@ from .models import (
     DEFAULT_EVERYONE_PERMISSIONS,
     DISCORD_EPOCH_MS,
     JSON,
+    ChannelType,
     FakeAttachment,
     FakeChannel,
     FakeGuild,
@@ -330,6 +331,15 @@ class DiscordState(Waiting):
 
     def interaction_by_token(self, token: str) -> InteractionRecord | None:
         return self._interactions_by_token.get(token)
+
+    def dm_channel(self, user: Actor) -> FakeChannel:
+        """The DM channel between the bot and ``user`` (created on first use)."""
+        user = user_of(user)
+        channel = self.dm_channels.get(user.id)
+        if channel is None:
+            channel = FakeChannel(id=self.snowflake(), type=ChannelType.DM, recipients=[user])
+            self.dm_channels[user.id] = channel
+        return channel
 
     def permissions_in(self, channel: FakeChannel, user: FakeUser) -> int:
         guild = self.guild_of(channel)

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .discord_state import Actor, DiscordState, user_of
-from .fake_errors import FakeDiscordError
+from .discord_state import DiscordState
 from .gateway import INTENT_GUILD_MEMBERS, INTENT_GUILDS
 from .models import (
     DEFAULT_BOT_PERMISSIONS,
@@ -24,12 +23,15 @@ from .models import (
 )
 
 
-class GuildSetup(DiscordState):
-    """The fake's state, with the servers and people in it."""
+class GuildSetup:
+    """Sets up the servers and people in the fake's state (``fake.setup``)."""
+
+    def __init__(self, state: DiscordState) -> None:
+        self.state = state
 
     def add_user(self, name: str, *, bot: bool = False, global_name: str | None = None) -> FakeUser:
-        user = FakeUser(id=self.snowflake(), username=name, global_name=global_name, bot=bot)
-        self.users[user.id] = user
+        user = FakeUser(id=self.state.snowflake(), username=name, global_name=global_name, bot=bot)
+        self.state.users[user.id] = user
         return user
 
     def add_guild(
@@ -43,38 +45,31 @@ class GuildSetup(DiscordState):
         """Create a guild with @everyone, the bot's managed role, the bot, the owner and
         text ``channels``. If a bot is connected it receives GUILD_CREATE (a "join").
         ``shard=(shard_id, shard_count)`` picks an id that Discord routes to that shard."""
-        owner = owner or self.owner
-        gid = self.snowflake() if shard is None else self.snowflake.on_shard(*shard)
+        owner = owner or self.state.owner
+        gid = self.state.snowflake() if shard is None else self.state.snowflake.on_shard(*shard)
         guild = FakeGuild(id=gid, name=name, owner_id=owner.id)
         guild.roles[gid] = FakeRole(
             id=gid, name="@everyone", permissions=DEFAULT_EVERYONE_PERMISSIONS
         )
         bot_role = FakeRole(
-            id=self.snowflake(),
-            name=self.bot_user.username,
+            id=self.state.snowflake(),
+            name=self.state.bot_user.username,
             permissions=DEFAULT_BOT_PERMISSIONS,
             position=1,
             managed=True,
         )
         guild.roles[bot_role.id] = bot_role
         guild.members[owner.id] = FakeMember(user=owner, guild_id=gid)
-        guild.members[self.bot_user.id] = FakeMember(
-            user=self.bot_user, guild_id=gid, role_ids=[bot_role.id]
+        guild.members[self.state.bot_user.id] = FakeMember(
+            user=self.state.bot_user, guild_id=gid, role_ids=[bot_role.id]
         )
-        self.guilds[gid] = guild
+        self.state.guilds[gid] = guild
         for position, channel_name in enumerate(channels):
             self._new_channel(guild, channel_name, ChannelType.GUILD_TEXT, position=position)
-        for session in self._sessions_for(gid):
-            session.dispatch("GUILD_CREATE", self._guild_create_payload(guild, session))
-        self.notify()
+        for session in self.state._sessions_for(gid):
+            session.dispatch("GUILD_CREATE", self.state._guild_create_payload(guild, session))
+        self.state.notify()
         return guild
-
-    @property
-    def guild(self) -> FakeGuild:
-        """The first guild (convenience for single-guild tests)."""
-        if not self.guilds:
-            raise FakeDiscordError("no guild: call fake.add_guild() first")
-        return next(iter(self.guilds.values()))
 
     def add_channel(
         self,
@@ -89,9 +84,10 @@ class GuildSetup(DiscordState):
         channel = self._new_channel(
             guild, name, type, position=len(guild.channels), topic=topic, parent=parent
         )
-        for session in self._sessions_for(guild.id, INTENT_GUILDS):
-            session.dispatch("CHANNEL_CREATE", self._with_guild_id(channel.payload(), guild.id))
-        self.notify()
+        for session in self.state._sessions_for(guild.id, INTENT_GUILDS):
+            session.dispatch(
+                "CHANNEL_CREATE", self.state._with_guild_id(channel.payload(), guild.id))
+        self.state.notify()
         return channel
 
     def _new_channel(
@@ -105,7 +101,7 @@ class GuildSetup(DiscordState):
         parent: FakeChannel | None = None,
     ) -> FakeChannel:
         channel = FakeChannel(
-            id=self.snowflake(),
+            id=self.state.snowflake(),
             type=type,
             name=name,
             guild_id=guild.id,
@@ -130,9 +126,10 @@ class GuildSetup(DiscordState):
         user = user or self.add_user(name, bot=bot)
         member = FakeMember(user=user, guild_id=guild.id, nick=nick, role_ids=[r.id for r in roles])
         guild.members[user.id] = member
-        for session in self._sessions_for(guild.id, INTENT_GUILD_MEMBERS):
-            session.dispatch("GUILD_MEMBER_ADD", self._with_guild_id(member.payload(), guild.id))
-        self.notify()
+        for session in self.state._sessions_for(guild.id, INTENT_GUILD_MEMBERS):
+            session.dispatch(
+                "GUILD_MEMBER_ADD", self.state._with_guild_id(member.payload(), guild.id))
+        self.state.notify()
         return member
 
     def add_role(
@@ -144,23 +141,14 @@ class GuildSetup(DiscordState):
         members: Sequence[FakeMember] = (),
     ) -> FakeRole:
         role = FakeRole(
-            id=self.snowflake(), name=name, permissions=permissions, position=len(guild.roles)
+            id=self.state.snowflake(), name=name, permissions=permissions, position=len(guild.roles)
         )
         guild.roles[role.id] = role
         for member in members:
             member.role_ids.append(role.id)
-        for session in self._sessions_for(guild.id, INTENT_GUILDS):
+        for session in self.state._sessions_for(guild.id, INTENT_GUILDS):
             session.dispatch(
                 "GUILD_ROLE_CREATE", {"guild_id": str(guild.id), "role": role.payload()}
             )
-        self.notify()
+        self.state.notify()
         return role
-
-    def dm_channel(self, user: Actor) -> FakeChannel:
-        """The DM channel between the bot and ``user`` (created on first use)."""
-        user = user_of(user)
-        channel = self.dm_channels.get(user.id)
-        if channel is None:
-            channel = FakeChannel(id=self.snowflake(), type=ChannelType.DM, recipients=[user])
-            self.dm_channels[user.id] = channel
-        return channel

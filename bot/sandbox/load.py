@@ -17,12 +17,13 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from .discord_state import UploadedFile
+from .discord_state import DiscordState, UploadedFile
 from .interactions import InteractionRecord
+from .message_store import MessageStore
 from .models import JSON, FakeMessage
 from .server import FakeDiscord
 
-__all__ = ["BOARD_TITLE", "LoadFakeDiscord"]
+__all__ = ["BOARD_TITLE", "LoadFakeDiscord", "LoadMessageStore"]
 
 T = TypeVar("T")
 
@@ -36,11 +37,12 @@ def _is_board(msg: FakeMessage) -> bool:
     return bool(msg.embeds) and str(msg.embeds[0].get("title", "")).startswith(BOARD_TITLE)
 
 
-class LoadFakeDiscord(FakeDiscord):
-    """A fake Discord with per-interaction wake-ups and board counters."""
+class LoadMessageStore(MessageStore):
+    """The fake's message store, waking only the player a change concerns, and counting the
+    boards."""
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
+    def __init__(self, state: DiscordState) -> None:
+        super().__init__(state)
         self._watch: defaultdict[_Key, set[asyncio.Future[None]]] = defaultdict(set)
         #: Board messages posted (a new message whose embed is a board).
         self.board_posts = 0
@@ -110,20 +112,6 @@ class LoadFakeDiscord(FakeDiscord):
                 self._picture(edited)
         return edited
 
-    async def autocomplete_record(self, user: Any, channel: Any, command: str, focused: str,
-                                  value: str, /, **options: Any) -> InteractionRecord:
-        """Like :meth:`FakeDiscord.autocomplete`, but returns the record at once (await
-        :meth:`choices`), so the player waits without waking the others."""
-        parts = command.split()
-        cmd = self.find_command(parts[0], channel.guild_id)
-        payload, user_, member = self._base_interaction(4, user, channel, locale="en-US")
-        resolved: JSON = {}
-        opts = self._build_options(
-            cmd, parts[1:], {**options, focused: value}, resolved, channel, focused=focused
-        )
-        payload["data"] = self._command_data(cmd, opts, resolved)
-        return await self._dispatch_interaction(payload, user_, member, channel, command)
-
     # -- waiting
 
     async def until(
@@ -169,10 +157,21 @@ class LoadFakeDiscord(FakeDiscord):
                         if not group:
                             del self._watch[key]
 
+
+
+class LoadFakeDiscord(FakeDiscord):
+    """A fake Discord with per-interaction wake-ups (``store.until``) and board counters
+    (``store.board_posts``...)."""
+
+    store: LoadMessageStore
+
+    def _new_store(self) -> LoadMessageStore:
+        return LoadMessageStore(self.state)
+
     async def answered(self, record: InteractionRecord, timeout: float) -> bool:
         """Wait for the first response; False if none came within ``timeout``."""
         try:
-            await self.until(record, lambda: record.callback is not None
+            await self.store.until(record, lambda: record.callback is not None
                              or bool(record.rejected_callbacks), timeout=timeout,
                              description="the first response")
         except TimeoutError:
@@ -204,11 +203,11 @@ class LoadFakeDiscord(FakeDiscord):
                 return record.followups[0]
             return None if msg.loading else msg
 
-        return await self.until(record, done, timeout=timeout, description="the reply")
+        return await self.store.until(record, done, timeout=timeout, description="the reply")
 
     async def choices(self, record: InteractionRecord, timeout: float) -> list[JSON]:
         """Autocomplete: the choices the bot offered."""
-        cb = await self.until(record, lambda: record.callback, timeout=timeout,
+        cb = await self.store.until(record, lambda: record.callback, timeout=timeout,
                               description="autocomplete choices")
         choices: list[JSON] = cb.data.get("choices", [])
         return choices

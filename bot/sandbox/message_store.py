@@ -15,7 +15,7 @@ import struct
 import time
 from collections.abc import Sequence
 
-from .discord_state import UploadedFile
+from .discord_state import DiscordState, UploadedFile
 from .fake_errors import ApiError
 from .gateway import (
     INTENT_DIRECT_MESSAGES,
@@ -23,7 +23,6 @@ from .gateway import (
     INTENT_MESSAGE_CONTENT,
     GatewaySession,
 )
-from .guild_setup import GuildSetup
 from .interactions import (
     ALLOWED_CALLBACKS,
     CallbackRecord,
@@ -45,8 +44,11 @@ from .models import (
 from .validation import check_autocomplete, check_commands, check_message, check_modal
 
 
-class MessageStore(GuildSetup):
-    """The fake's world, with the messages, answers and commands the bot makes in it."""
+class MessageStore:
+    """The messages, answers and commands the bot makes in the fake's state (``fake.store``)."""
+
+    def __init__(self, state: DiscordState) -> None:
+        self.state = state
 
     def create_message(
         self,
@@ -65,7 +67,7 @@ class MessageStore(GuildSetup):
             check_message(payload, file_sizes=[len(f.data) for f in files])
         flags = int(payload.get("flags") or 0) | extra_flags
         msg = FakeMessage(
-            id=self.snowflake(),
+            id=self.state.snowflake(),
             channel_id=channel.id,
             guild_id=channel.guild_id,
             author=author,
@@ -83,12 +85,12 @@ class MessageStore(GuildSetup):
             msg.visible_to = interaction.user.id
         if interaction is not None:
             msg.interaction_id = interaction.id
-            msg.webhook_id = self.application_id
-            msg.application_id = self.application_id
+            msg.webhook_id = self.state.application_id
+            msg.application_id = self.state.application_id
             msg.interaction_metadata = self._interaction_metadata(interaction)
         ref = payload.get("message_reference")
         if isinstance(ref, dict) and ref.get("message_id"):
-            referenced = self.messages_by_id.get(int(ref["message_id"]))
+            referenced = self.state.messages_by_id.get(int(ref["message_id"]))
             if referenced is None and ref.get("fail_if_not_exists", True):
                 raise ApiError.form([("message_reference", "Unknown message")])
             msg.message_reference = {
@@ -99,11 +101,11 @@ class MessageStore(GuildSetup):
             }
             if msg.type == 0:
                 msg.type = 19  # REPLY
-        self.messages_by_id[msg.id] = msg
+        self.state.messages_by_id[msg.id] = msg
         if not msg.ephemeral:
             channel.last_message_id = msg.id
             self._dispatch_message_event("MESSAGE_CREATE", msg)
-        self.notify()
+        self.state.notify()
         return msg
 
     def edit_message(
@@ -138,29 +140,29 @@ class MessageStore(GuildSetup):
         msg.edited_at = time.time()
         if not msg.ephemeral:
             self._dispatch_message_event("MESSAGE_UPDATE", msg)
-        self.notify()
+        self.state.notify()
         return msg
 
     def delete_message(self, msg: FakeMessage) -> None:
         msg.deleted = True
         if not msg.ephemeral:
-            channel = self.channel(msg.channel_id)
-            data = self._with_guild_id(
+            channel = self.state.channel(msg.channel_id)
+            data = self.state._with_guild_id(
                 {"id": str(msg.id), "channel_id": str(msg.channel_id)}, msg.guild_id
             )
             for session in self._message_sessions(channel, msg.guild_id):
                 session.dispatch("MESSAGE_DELETE", data)
-        self.notify()
+        self.state.notify()
 
     def message_payload(
         self, msg: FakeMessage, *, for_gateway: bool = False, hide_content: bool = False
     ) -> JSON:
         """A message as REST returns it (``for_gateway`` adds guild_id and member)."""
-        guild = self.guilds.get(msg.guild_id) if msg.guild_id is not None else None
+        guild = self.state.guilds.get(msg.guild_id) if msg.guild_id is not None else None
         mentions: list[JSON] = []
         mention_roles: list[str] = []
         for uid in dict.fromkeys(int(m) for m in _USER_MENTION.findall(msg.content)):
-            user = self.users.get(uid)
+            user = self.state.users.get(uid)
             if user is None:
                 continue
             entry = user.payload()
@@ -180,7 +182,7 @@ class MessageStore(GuildSetup):
             hide_content=hide_content,
         )
         if msg.message_reference is not None:
-            ref = self.messages_by_id.get(int(msg.message_reference["message_id"]))
+            ref = self.state.messages_by_id.get(int(msg.message_reference["message_id"]))
             data["referenced_message"] = (
                 None if ref is None or ref.deleted else ref.payload(mentions=[])
             )
@@ -190,19 +192,19 @@ class MessageStore(GuildSetup):
         self, channel: FakeChannel | None, guild_id: int | None
     ) -> list[GatewaySession]:
         intent = INTENT_DIRECT_MESSAGES if guild_id is None else INTENT_GUILD_MESSAGES
-        return self._sessions_for(guild_id, intent)
+        return self.state._sessions_for(guild_id, intent)
 
     def _dispatch_message_event(self, event: str, msg: FakeMessage) -> None:
-        channel = self.channel(msg.channel_id)
+        channel = self.state.channel(msg.channel_id)
         for session in self._message_sessions(channel, msg.guild_id):
             # Without MESSAGE_CONTENT, Discord blanks other users' content in guilds
             # unless the bot is mentioned (its own messages and DMs are always full).
             hide = (
                 not session.has_intent(INTENT_MESSAGE_CONTENT)
-                and msg.author.id != self.bot_user.id
+                and msg.author.id != self.state.bot_user.id
                 and msg.guild_id is not None
-                and self.bot_user.mention not in msg.content
-                and f"<@!{self.bot_user.id}>" not in msg.content
+                and self.state.bot_user.mention not in msg.content
+                and f"<@!{self.state.bot_user.id}>" not in msg.content
             )
             session.dispatch(event, self.message_payload(msg, for_gateway=True, hide_content=hide))
 
@@ -259,20 +261,20 @@ class MessageStore(GuildSetup):
         ephemeral: bool = False,
     ) -> FakeAttachment:
         """Keep an uploaded file and serve it at a CDN-like URL on this server."""
-        att_id = self.snowflake()
+        att_id = self.state.snowflake()
         width, height = _image_size(data)
         attachment = FakeAttachment(
             id=att_id,
             filename=filename,
             data=data,
             content_type=mimetypes.guess_type(filename)[0],
-            url=f"{self.http_base}/attachments/{channel_id}/{att_id}/{filename}",
+            url=f"{self.state.http_base}/attachments/{channel_id}/{att_id}/{filename}",
             description=description,
             width=width,
             height=height,
             ephemeral=ephemeral,
         )
-        self.attachments[att_id] = attachment
+        self.state.attachments[att_id] = attachment
         return attachment
 
     # -- answers to interactions (called by rest.py)
@@ -286,7 +288,7 @@ class MessageStore(GuildSetup):
         if record.callback is not None:
             record.rejected_callbacks.append((cb_type, "already acknowledged"))
             raise ApiError.already_acknowledged()
-        deadline = self.interaction_deadline
+        deadline = self.state.interaction_deadline
         if (
             deadline is not None
             and record.dispatched_at is not None
@@ -295,7 +297,7 @@ class MessageStore(GuildSetup):
             record.rejected_callbacks.append(
                 (cb_type, f"late by {now - record.dispatched_at:.2f}s")
             )
-            self.notify()
+            self.state.notify()
             raise ApiError.unknown_interaction()
         if cb_type not in ALLOWED_CALLBACKS.get(record.type, set()) or (
             cb_type in (6, 7) and record.source_message is None
@@ -307,7 +309,7 @@ class MessageStore(GuildSetup):
         if cb_type == CallbackType.CHANNEL_MESSAGE:
             message = self.create_message(
                 record.channel,
-                self.bot_user,
+                self.state.bot_user,
                 data,
                 files,
                 type=self._response_message_type(record),
@@ -317,7 +319,7 @@ class MessageStore(GuildSetup):
         elif cb_type == CallbackType.DEFERRED_CHANNEL_MESSAGE:
             message = self.create_message(
                 record.channel,
-                self.bot_user,
+                self.state.bot_user,
                 {"flags": int(data.get("flags") or 0) & MessageFlags.EPHEMERAL},
                 type=self._response_message_type(record),
                 interaction=record,
@@ -335,7 +337,7 @@ class MessageStore(GuildSetup):
         record.callback = CallbackRecord(
             type=cb_type, data=data, at=now, files=[(f.filename, f.data) for f in files]
         )
-        self.notify()
+        self.state.notify()
         interaction: JSON = {"id": str(record.id), "type": record.type}
         target = record.original_message
         if target is not None and cb_type in (4, 5, 6, 7):
@@ -395,10 +397,10 @@ class MessageStore(GuildSetup):
             )
         else:
             message = self.create_message(
-                record.channel, self.bot_user, payload, files, interaction=record
+                record.channel, self.state.bot_user, payload, files, interaction=record
             )
         record.followups.append(message)
-        self.notify()
+        self.state.notify()
         return message
 
     def webhook_message(self, record: InteractionRecord, message_id: str) -> FakeMessage:
@@ -406,7 +408,7 @@ class MessageStore(GuildSetup):
         if message_id == "@original":
             msg = record.original_message
         else:
-            msg = self.messages_by_id.get(int(message_id))
+            msg = self.state.messages_by_id.get(int(message_id))
             if (
                 msg is not None
                 and msg not in record.followups
@@ -423,19 +425,19 @@ class MessageStore(GuildSetup):
         self, guild_id: int | None, payloads: list[JSON], *, replace: bool
     ) -> list[RegisteredCommand]:
         check_commands(payloads)
-        self.command_syncs += 1
-        existing = {k: v for k, v in self.registered.items() if k[0] == guild_id}
+        self.state.command_syncs += 1
+        existing = {k: v for k, v in self.state.registered.items() if k[0] == guild_id}
         if replace:
             for key in existing:
-                del self.registered[key]
+                del self.state.registered[key]
         result = []
         for raw in payloads:
             ctype = int(raw.get("type", 1))
             key = (guild_id, raw["name"], ctype)
             old = existing.get(key)
             cmd = RegisteredCommand(
-                id=old.id if old else self.snowflake(),  # Discord keeps ids across overwrites
-                application_id=self.application_id,
+                id=old.id if old else self.state.snowflake(),  # Discord keeps ids across overwrites
+                application_id=self.state.application_id,
                 guild_id=guild_id,
                 name=raw["name"],
                 type=ctype,
@@ -445,11 +447,11 @@ class MessageStore(GuildSetup):
                 contexts=raw.get("contexts"),
                 integration_types=raw.get("integration_types"),
                 raw=dict(raw),
-                version=self.snowflake(),
+                version=self.state.snowflake(),
             )
-            self.registered[key] = cmd
+            self.state.registered[key] = cmd
             result.append(cmd)
-        self.notify()
+        self.state.notify()
         return result
 
     async def wait_commands(
@@ -458,10 +460,10 @@ class MessageStore(GuildSetup):
         """Wait until all ``names`` are registered in the given scope."""
 
         def registered() -> dict[str, RegisteredCommand] | None:
-            cmds = self.commands(guild)
+            cmds = self.state.commands(guild)
             return cmds if cmds and all(n in cmds for n in names) else None
 
-        return await self.wait_for(
+        return await self.state.wait_for(
             registered,
             timeout=timeout,
             description=f"commands {names} to be registered",

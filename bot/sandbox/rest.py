@@ -112,14 +112,15 @@ class RestApi:
     :class:`FakeDiscord`; the handlers are in ``rest_application.py``, ``rest_channels.py`` and
     ``rest_guilds.py``."""
 
-    def __init__(self, fake: MessageStore) -> None:
-        self.fake = fake
+    def __init__(self, store: MessageStore) -> None:
+        self.store = store
+        self.state = store.state
         #: Faults injected into REST calls (``faults.py``); none unless a test adds some.
         self.faults = FaultPlan()
         self.routes: list[_Route] = []
         add = self._add
-        app, channels, guilds = (ApplicationRoutes(fake), ChannelRoutes(fake),
-                                 GuildRoutes(fake))
+        app, channels, guilds = (ApplicationRoutes(store), ChannelRoutes(store),
+                                 GuildRoutes(store))
         # meta / login
         add("GET", "/gateway", app.get_gateway, auth=False)
         add("GET", "/gateway/bot", app.get_gateway_bot)
@@ -195,7 +196,7 @@ class RestApi:
     # ------------------------------------------------------------------ dispatch
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        fake = self.fake
+        state = self.state
         prefix = f"/api/v{API_VERSION}"
         path = (
             request.path[len(prefix) :] if request.path.startswith(prefix + "/") else request.path
@@ -208,24 +209,24 @@ class RestApi:
             files=[],
             at=time.time(),
         )
-        fake.requests.append(record)
+        state.requests.append(record)
         try:
             record.json, record.files = await _read_body(request)
         except Exception as exc:
-            fake._internal_error(f"reading body of {request.method} {path}", exc)
+            state._internal_error(f"reading body of {request.method} {path}", exc)
             record.status = 400
             return _json({"message": f"fake discord: unreadable body: {exc}", "code": 0}, 400)
 
         route, params = self._match(request.method, path) if path != request.path else (None, {})
         if route is None:
             record.status = 404
-            fake.unhandled.append(record)
+            state.unhandled.append(record)
             log.warning("fake discord: unimplemented route %s %s", request.method, request.path)
-            fake.notify()
+            state.notify()
             return _json({"message": "404: Not Found", "code": 0}, 404)
-        if route.auth and request.headers.get("Authorization") != f"Bot {fake.token}":
+        if route.auth and request.headers.get("Authorization") != f"Bot {state.token}":
             record.status = 401
-            fake.rejected.append(record)
+            state.rejected.append(record)
             return _json({"message": "401: Unauthorized", "code": 0}, 401)
 
         fault = self.faults.pick(route_kind(request.method, path), record)
@@ -246,12 +247,12 @@ class RestApi:
         except ApiError as exc:
             record.status = exc.status
             record.error = f"{exc.code} {exc.message} {exc.errors or ''}".strip()
-            fake.rejected.append(record)
+            state.rejected.append(record)
             log.info("fake discord: %s %s -> %s", request.method, path, record.error)
-            fake.notify()
+            state.notify()
             return _json(exc.body(), exc.status)
         except Exception as exc:
-            fake._internal_error(f"{request.method} {path}", exc)
+            state._internal_error(f"{request.method} {path}", exc)
             record.status = 400
             return _json({"message": f"fake discord internal error: {exc!r}", "code": 0}, 400)
         if fault is not None and fault.what == "error":  # applied, its answer lost
@@ -273,7 +274,7 @@ class RestApi:
         if fault.what == "error" and fault.applied:
             return None
         record.status, record.error = fault.status, f"injected {fault}"
-        self.fake.notify()
+        self.state.notify()
         if fault.what == "rate_limited":
             # As Discord: the body's retry_after, Retry-After, and Via (without which
             # discord.py takes a 429 for a Cloudflare ban and doesn't retry).

@@ -18,8 +18,8 @@ class GuildRoutes(RestResource):
     def _new_thread(
         self, parent: FakeChannel, body: JSON, *, thread_id: int | None, thread_type: int
     ) -> JSON:
-        fake = self.fake
-        guild = fake.guild_of(parent)
+        state = self.state
+        guild = state.guild_of(parent)
         if guild is None or parent.is_thread:
             raise ApiError(400, 50024, "Cannot execute action on this channel type")
         perm = Perm.CREATE_PRIVATE_THREADS if thread_type == 12 else Perm.CREATE_PUBLIC_THREADS
@@ -28,25 +28,25 @@ class GuildRoutes(RestResource):
         if not 1 <= len(name) <= 100:
             raise ApiError.form([("name", "Must be between 1 and 100 in length.")])
         thread = FakeChannel(
-            id=thread_id or fake.snowflake(),
+            id=thread_id or state.snowflake(),
             type=thread_type,
             name=name,
             guild_id=guild.id,
             parent_id=parent.id,
-            owner_id=fake.bot_user.id,
+            owner_id=state.bot_user.id,
             auto_archive_duration=int(body.get("auto_archive_duration") or 1440),
-            thread_member_ids={fake.bot_user.id},
+            thread_member_ids={state.bot_user.id},
         )
         guild.channels[thread.id] = thread
-        for session in fake._sessions_for(guild.id, INTENT_GUILDS):
+        for session in state._sessions_for(guild.id, INTENT_GUILDS):
             session.dispatch("THREAD_CREATE", {**thread.payload(), "newly_created": True})
-        fake.notify()
+        state.notify()
         return thread.payload()
 
     async def thread_from_message(self, req: ApiRequest) -> JSON:
         channel = self._channel(req)
         msg = self._channel_message(req, channel)
-        if any(c.id == msg.id for g in self.fake.guilds.values() for c in g.channels.values()):
+        if any(c.id == msg.id for g in self.state.guilds.values() for c in g.channels.values()):
             raise ApiError(400, 160004, "A thread has already been created for this message")
         thread_type = 10 if channel.type == ChannelType.GUILD_NEWS else ChannelType.PUBLIC_THREAD
         # A thread started from a message shares the message's id (a Discord rule).
@@ -79,17 +79,17 @@ class GuildRoutes(RestResource):
     async def join_thread(self, req: ApiRequest) -> None:
         thread = self._thread(req)
         raw = req.params["user_id"]
-        uid = self.fake.bot_user.id if raw == "@me" else int(raw)
-        if uid not in self.fake.users:
+        uid = self.state.bot_user.id if raw == "@me" else int(raw)
+        if uid not in self.state.users:
             raise ApiError.unknown_user()
         thread.thread_member_ids.add(uid)
-        self.fake.notify()
+        self.state.notify()
 
     async def leave_thread(self, req: ApiRequest) -> None:
         thread = self._thread(req)
         raw = req.params["user_id"]
-        thread.thread_member_ids.discard(self.fake.bot_user.id if raw == "@me" else int(raw))
-        self.fake.notify()
+        thread.thread_member_ids.discard(self.state.bot_user.id if raw == "@me" else int(raw))
+        self.state.notify()
 
     # ------------------------------------------------------------------ guilds
 
@@ -119,7 +119,7 @@ class GuildRoutes(RestResource):
 
     async def list_members(self, req: ApiRequest) -> list[JSON]:
         guild = self._guild(req)
-        if not self.fake.allowed_privileged_intents & INTENT_GUILD_MEMBERS:
+        if not self.state.allowed_privileged_intents & INTENT_GUILD_MEMBERS:
             raise ApiError(403, 50001, "Missing Access")
         limit = max(1, min(1000, int(req.query.get("limit", 1))))
         after = int(req.query.get("after", 0))

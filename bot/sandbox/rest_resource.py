@@ -42,34 +42,35 @@ class ApiRequest:
 class RestResource:
     """A group of REST handlers over the fake's state (``rest.py`` routes requests to them)."""
 
-    def __init__(self, fake: MessageStore) -> None:
-        self.fake = fake
+    def __init__(self, store: MessageStore) -> None:
+        self.store = store
+        self.state = store.state
 
     def _channel(self, req: ApiRequest) -> FakeChannel:
-        channel = self.fake.channel(req.int_param("channel_id"))
+        channel = self.state.channel(req.int_param("channel_id"))
         if channel is None:
             raise ApiError.unknown_channel()
         return channel
 
     def _guild(self, req: ApiRequest) -> FakeGuild:
-        guild = self.fake.guilds.get(req.int_param("guild_id"))
+        guild = self.state.guilds.get(req.int_param("guild_id"))
         if guild is None:
             raise ApiError.unknown_guild()
         return guild
 
     def _channel_message(self, req: ApiRequest, channel: FakeChannel) -> FakeMessage:
-        msg = self.fake.messages_by_id.get(req.int_param("message_id"))
+        msg = self.state.messages_by_id.get(req.int_param("message_id"))
         # Ephemeral messages only exist for their webhook token, never in channel routes.
         if msg is None or msg.deleted or msg.channel_id != channel.id or msg.ephemeral:
             raise ApiError.unknown_message()
         return msg
 
     def _check_app(self, req: ApiRequest) -> None:
-        if req.int_param("app_id") != self.fake.application_id:
+        if req.int_param("app_id") != self.state.application_id:
             raise ApiError(404, 10002, "Unknown Application")
 
     def _require(self, channel: FakeChannel, *perms: int) -> None:
-        have = self.fake.permissions_in(channel, self.fake.bot_user)
+        have = self.state.permissions_in(channel, self.state.bot_user)
         if not have & Perm.VIEW_CHANNEL:
             raise ApiError(403, 50001, "Missing Access")
         for perm in perms:

@@ -86,7 +86,7 @@ async def start_bot(
         bot.start(token or fake.token), name=f"bot-{type(bot).__name__}"
     )
     handle = BotHandle(fake, bot, task)
-    fake.bots.append(handle)
+    fake.state.bots.append(handle)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
 

@@ -61,7 +61,7 @@ class Sandbox:
         except OSError:
             await self.fake.stop()
             raise
-        self.fake.listeners.append(self._dirty.set)
+        self.fake.state.listeners.append(self._dirty.set)
         self._saver = asyncio.create_task(self._save_now_and_then(), name="sandbox-saver")
 
     async def stop(self) -> None:
@@ -92,8 +92,8 @@ class Sandbox:
     async def wait_ready(self, timeout: float = 120.0) -> None:
         """Until the bot is connected and has its commands registered."""
         fake = self.fake
-        await fake.wait_for(lambda: fake.connected_count() > 0 and "challenge" in {
-            c.name for c in fake.registered.values()}, timeout=timeout, poll=0.1,
+        await fake.wait_for(lambda: fake.state.connected_count() > 0 and "challenge" in {
+            c.name for c in fake.state.registered.values()}, timeout=timeout, poll=0.1,
             description="the bot to connect and register its commands")
 
 

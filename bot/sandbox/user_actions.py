@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .discord_state import Actor, Upload, user_of
+from .discord_state import Actor, DiscordState, Upload, user_of
 from .fake_errors import FakeDiscordError
 from .interactions import InteractionRecord, InteractionType
 from .message_store import MessageStore
@@ -29,14 +29,19 @@ from .models import (
 )
 
 
-class UserActions(MessageStore):
-    """The fake's state and messages, with the people who act in it."""
+class UserActions:
+    """What the people in the fake's state do (``fake.people``); the bot's answers go to
+    ``store``."""
+
+    def __init__(self, state: DiscordState, store: MessageStore) -> None:
+        self.state = state
+        self.store = store
 
     def _resolve_actor(
         self, actor: Actor, channel: FakeChannel
     ) -> tuple[FakeUser, FakeMember | None]:
         user = user_of(actor)
-        guild = self.guild_of(channel)
+        guild = self.state.guild_of(channel)
         if guild is None:
             if channel.is_dm and user not in channel.recipients:
                 raise FakeDiscordError(f"{user!r} is not a recipient of {channel!r}")
@@ -50,18 +55,18 @@ class UserActions(MessageStore):
         self, itype: int, actor: Actor, channel: FakeChannel, *, locale: str
     ) -> tuple[JSON, FakeUser, FakeMember | None]:
         user, member = self._resolve_actor(actor, channel)
-        guild = self.guild_of(channel)
-        iid = self.snowflake()
+        guild = self.state.guild_of(channel)
+        iid = self.state.snowflake()
         payload: JSON = {
             "id": str(iid),
-            "application_id": str(self.application_id),
+            "application_id": str(self.state.application_id),
             "type": itype,
             "token": f"fake-{secrets.token_urlsafe(24)}",
             "version": 1,
-            "channel": channel.payload(permissions=self.permissions_in(channel, user)),
+            "channel": channel.payload(permissions=self.state.permissions_in(channel, user)),
             "channel_id": str(channel.id),
             "locale": locale,
-            "app_permissions": str(self.permissions_in(channel, self.bot_user)),
+            "app_permissions": str(self.state.permissions_in(channel, self.state.bot_user)),
             "entitlements": [],
             "entitlement_sku_ids": [],
             "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
@@ -90,13 +95,13 @@ class UserActions(MessageStore):
         connect_timeout: float = 10.0,
     ) -> InteractionRecord:
         guild_id = channel.guild_id
-        session = await self.wait_for(
-            lambda: self._interaction_session(guild_id),
+        session = await self.state.wait_for(
+            lambda: self.state._interaction_session(guild_id),
             timeout=connect_timeout,
             description="a bot gateway session to deliver the interaction to",
         )
         record = InteractionRecord(
-            fake=self,
+            fake=self.state,
             id=int(payload["id"]),
             token=payload["token"],
             type=int(payload["type"]),
@@ -108,12 +113,12 @@ class UserActions(MessageStore):
             source_message=source_message,
             parent=parent,
         )
-        self.interactions.append(record)
-        self._interactions_by_id[record.id] = record
-        self._interactions_by_token[record.token] = record
+        self.state.interactions.append(record)
+        self.state._interactions_by_id[record.id] = record
+        self.state._interactions_by_token[record.token] = record
         record.dispatched_at = time.monotonic()
         session.dispatch("INTERACTION_CREATE", payload)
-        self.notify()
+        self.state.notify()
         return record
 
     async def slash(
@@ -163,7 +168,7 @@ class UserActions(MessageStore):
         ``name`` replaces the command's name in the payload (a command the bot no longer has,
         as a client that hasn't reloaded the list would send it). With ``autocomplete`` it is
         an autocomplete request (mark the option being typed ``"focused": True``)."""
-        cmd = self.find_command(command, channel.guild_id)
+        cmd = self.state.find_command(command, channel.guild_id)
         itype = (InteractionType.AUTOCOMPLETE if autocomplete
                  else InteractionType.APPLICATION_COMMAND)
         payload, user_, member = self._base_interaction(itype, user, channel, locale="en-US")
@@ -185,7 +190,7 @@ class UserActions(MessageStore):
         checked: bool,
     ) -> InteractionRecord:
         parts = command.split()
-        cmd = self.find_command(parts[0], channel.guild_id)
+        cmd = self.state.find_command(parts[0], channel.guild_id)
         payload, user_, member = self._base_interaction(
             InteractionType.APPLICATION_COMMAND, user, channel, locale=locale
         )
@@ -201,7 +206,7 @@ class UserActions(MessageStore):
         self, user: Actor, channel: FakeChannel, command: str, target: Actor
     ) -> InteractionRecord:
         """Run a USER context-menu command on ``target``."""
-        cmd = self.find_command(command, channel.guild_id, type=2)
+        cmd = self.state.find_command(command, channel.guild_id, type=2)
         payload, user_, member = self._base_interaction(
             InteractionType.APPLICATION_COMMAND, user, channel, locale="en-US"
         )
@@ -217,16 +222,30 @@ class UserActions(MessageStore):
         self, user: Actor, channel: FakeChannel, command: str, target: FakeMessage
     ) -> InteractionRecord:
         """Run a MESSAGE context-menu command on ``target``."""
-        cmd = self.find_command(command, channel.guild_id, type=3)
+        cmd = self.state.find_command(command, channel.guild_id, type=3)
         payload, user_, member = self._base_interaction(
             InteractionType.APPLICATION_COMMAND, user, channel, locale="en-US"
         )
         self._check_can_use(cmd, channel, member)
         data = self._command_data(
-            cmd, [], {"messages": {str(target.id): self.message_payload(target)}}
+            cmd, [], {"messages": {str(target.id): self.store.message_payload(target)}}
         )
         data["target_id"] = str(target.id)
         payload["data"] = data
+        return await self._dispatch_interaction(payload, user_, member, channel, command)
+
+    async def autocomplete_record(self, user: Any, channel: Any, command: str, focused: str,
+                                  value: str, /, **options: Any) -> InteractionRecord:
+        """Like :meth:`autocomplete`, but returns the record at once (the load benchmark
+        awaits its choices without waking the other players)."""
+        parts = command.split()
+        cmd = self.state.find_command(parts[0], channel.guild_id)
+        payload, user_, member = self._base_interaction(4, user, channel, locale="en-US")
+        resolved: JSON = {}
+        opts = self._build_options(
+            cmd, parts[1:], {**options, focused: value}, resolved, channel, focused=focused
+        )
+        payload["data"] = self._command_data(cmd, opts, resolved)
         return await self._dispatch_interaction(payload, user_, member, channel, command)
 
     async def autocomplete(
@@ -247,7 +266,7 @@ class UserActions(MessageStore):
         :attr:`interactions` (for latency reporting).
         """
         parts = command.split()
-        cmd = self.find_command(parts[0], channel.guild_id)
+        cmd = self.state.find_command(parts[0], channel.guild_id)
         payload, user_, member = self._base_interaction(
             InteractionType.AUTOCOMPLETE, user, channel, locale="en-US"
         )
@@ -358,7 +377,7 @@ class UserActions(MessageStore):
         payload["data"] = {"custom_id": modal["custom_id"], "components": components}
         source = opened_by.source_message
         if source is not None:
-            payload["message"] = self.message_payload(source)
+            payload["message"] = self.store.message_payload(source)
         return await self._dispatch_interaction(
             payload,
             user_,
@@ -382,14 +401,14 @@ class UserActions(MessageStore):
         payload: JSON = {"content": content}
         if reply_to is not None:
             payload["message_reference"] = {"message_id": reply_to.id, "channel_id": channel.id}
-        return self.create_message(channel, author, payload)
+        return self.store.create_message(channel, author, payload)
 
     # -- interaction builders
 
     def _check_can_use(
         self, cmd: RegisteredCommand, channel: FakeChannel, member: FakeMember | None
     ) -> None:
-        guild = self.guild_of(channel)
+        guild = self.state.guild_of(channel)
         contexts = cmd.contexts
         in_dm_forbidden = (contexts is not None and 1 not in contexts) or cmd.raw.get(
             "dm_permission"
@@ -518,7 +537,8 @@ class UserActions(MessageStore):
         elif otype == 11:
             if not isinstance(value, Upload):
                 raise FakeDiscordError(f"{where} expects an Upload(filename, data), got {value!r}")
-            att = self.store_attachment(channel.id, value.filename, value.data, ephemeral=True)
+            att = self.store.store_attachment(
+                channel.id, value.filename, value.data, ephemeral=True)
             resolved.setdefault("attachments", {})[str(att.id)] = att.payload()
             return str(att.id)
         else:
@@ -537,12 +557,12 @@ class UserActions(MessageStore):
             user = value.user
         elif isinstance(value, FakeUser):
             user = value
-        elif isinstance(value, int) and value in self.users:
-            user = self.users[value]
+        elif isinstance(value, int) and value in self.state.users:
+            user = self.state.users[value]
         else:
             raise FakeDiscordError(f"expected a FakeMember/FakeUser, got {value!r}")
         resolved.setdefault("users", {})[str(user.id)] = user.payload()
-        guild = self.guild_of(channel)
+        guild = self.state.guild_of(channel)
         if guild is not None and user.id in guild.members:
             member = guild.members[user.id]
             resolved.setdefault("members", {})[str(user.id)] = member.payload(
@@ -551,7 +571,7 @@ class UserActions(MessageStore):
         return user
 
     def _resolve_channel(self, channel: FakeChannel, resolved: JSON) -> None:
-        data = channel.payload(permissions=self.permissions_in(channel, self.bot_user))
+        data = channel.payload(permissions=self.state.permissions_in(channel, self.state.bot_user))
         resolved.setdefault("channels", {})[str(channel.id)] = data
 
     def _resolve_select_value(
@@ -568,7 +588,7 @@ class UserActions(MessageStore):
         raise FakeDiscordError(f"value {value!r} does not fit select type {ctype}")
 
     def _channel_of(self, message: FakeMessage) -> FakeChannel:
-        channel = self.channel(message.channel_id)
+        channel = self.state.channel(message.channel_id)
         if channel is None:
             raise FakeDiscordError(f"{message!r} is in an unknown channel")
         return channel
@@ -576,7 +596,7 @@ class UserActions(MessageStore):
     def _find_component(
         self, message: FakeMessage, custom_id: str, user: Actor, *, force: bool
     ) -> JSON:
-        current = self.messages_by_id.get(message.id, message)
+        current = self.state.messages_by_id.get(message.id, message)
         if not force:
             if current.deleted:
                 raise FakeDiscordError(f"{current!r} was deleted")
@@ -600,7 +620,7 @@ class UserActions(MessageStore):
             InteractionType.MESSAGE_COMPONENT, user, channel, locale="en-US"
         )
         payload["data"] = data
-        payload["message"] = self.message_payload(message)
+        payload["message"] = self.store.message_payload(message)
         return await self._dispatch_interaction(
             payload, user_, member, channel, str(data.get("custom_id", "")),
             source_message=message,

@@ -82,7 +82,7 @@ class SandboxPage:
         self._viewers: set[_Viewer] = set()
         self._runner: web.AppRunner | None = None
         self._port: int | None = None
-        self.fake.listeners.append(self._changed)
+        self.fake.state.listeners.append(self._changed)
 
     # ------------------------------------------------------------------ serving
 
@@ -111,7 +111,7 @@ class SandboxPage:
     async def stop(self) -> None:
         """Close every page's websocket and stop serving."""
         with contextlib.suppress(ValueError):
-            self.fake.listeners.remove(self._changed)
+            self.fake.state.listeners.remove(self._changed)
         for viewer in list(self._viewers):
             for task in viewer.tasks:
                 task.cancel()
@@ -161,7 +161,7 @@ class SandboxPage:
 
     async def _attachment(self, request: web.Request) -> web.StreamResponse:
         try:
-            attachment = self.fake.attachments.get(int(request.match_info["attachment_id"]))
+            attachment = self.fake.state.attachments.get(int(request.match_info["attachment_id"]))
         except ValueError:
             attachment = None
         if attachment is None:
@@ -228,7 +228,7 @@ class SandboxPage:
         guild = self.world.guild
         me = viewer.member
         visible: dict[int, list[FakeMessage]] = {}
-        for message in self.fake.messages_by_id.values():
+        for message in self.fake.state.messages_by_id.values():
             if self._visible(message, me):
                 visible.setdefault(message.channel_id, []).append(message)
         messages: list[JSON] = []
@@ -267,7 +267,7 @@ class SandboxPage:
             viewer.commands = commands
             frames.append({"op": "commands", "commands": commands})
         changed: list[JSON] = []
-        for message in self.fake.messages_by_id.values():
+        for message in self.fake.state.messages_by_id.values():
             if message.id < viewer.floor.get(message.channel_id, 0):
                 continue
             version = self._version(message)
@@ -318,9 +318,9 @@ class SandboxPage:
         return out
 
     def _registered(self) -> dict[str, Any]:
-        commands = {c.name: c for c in self.fake.registered.values()
+        commands = {c.name: c for c in self.fake.state.registered.values()
                     if c.guild_id is None and c.type == 1}
-        commands.update({c.name: c for c in self.fake.registered.values()
+        commands.update({c.name: c for c in self.fake.state.registered.values()
                          if c.guild_id == self.world.guild.id and c.type == 1})
         return commands
 
@@ -455,13 +455,13 @@ class SandboxPage:
         if not re.fullmatch(r"[\w-]{1,32}", name):
             raise Refused("Type / and a command's name, e.g. /help.")
         fake = self.fake
-        payload, user, member = fake._base_interaction(
+        payload, user, member = fake.people._base_interaction(
             InteractionType.APPLICATION_COMMAND, viewer.member, channel, locale="en-US")
-        data: JSON = {"id": str(fake.snowflake()), "name": name, "type": 1}
+        data: JSON = {"id": str(fake.state.snowflake()), "name": name, "type": 1}
         if given:
             data["options"] = [{"name": k, "type": 3, "value": v} for k, v in given.items()]
         payload["data"] = data
-        return await fake._dispatch_interaction(payload, user, member, channel, name)
+        return await fake.people._dispatch_interaction(payload, user, member, channel, name)
 
     def _value(self, command: str, definition: JSON, text: str) -> Any:
         """A typed option value as Discord's client sends it (it refuses what isn't one)."""
@@ -531,7 +531,7 @@ class SandboxPage:
     async def _component(self, viewer: _Viewer, request: JSON, *,
                          values: list[str] | None) -> None:
         try:
-            message = self.fake.messages_by_id.get(int(request.get("message", 0)))
+            message = self.fake.state.messages_by_id.get(int(request.get("message", 0)))
         except (TypeError, ValueError):
             message = None
         if message is None or message.deleted or not self._visible(message, viewer.member):
@@ -550,7 +550,7 @@ class SandboxPage:
 
     def _watch(self, viewer: _Viewer, record: InteractionRecord) -> None:
         """Discord says "The application did not respond" when the bot misses its 3 s."""
-        deadline = self.fake.interaction_deadline
+        deadline = self.fake.state.interaction_deadline
 
         async def watch() -> None:
             if deadline is None:

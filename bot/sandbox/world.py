@@ -67,7 +67,7 @@ def save_world(world: SandboxWorld, folder: Path) -> None:
     """Write the fake's state to ``folder`` (atomically: a crash leaves the last good copy)."""
     fake = world.fake
     tidy(fake)
-    state: dict[str, Any] = {"version": _STATE_VERSION, "snowflake": fake.snowflake._last,
+    state: dict[str, Any] = {"version": _STATE_VERSION, "snowflake": fake.state.snowflake._last,
                              "base": fake.http_base, "saved_at": time.time()}
     state.update({name: getattr(fake, name) for name in _FIELDS})
     path = folder / STATE_FILE
@@ -99,8 +99,9 @@ def load_world(fake: FakeDiscord, folder: Path) -> SandboxWorld | None:
     for name in _FIELDS:
         setattr(fake, name, state[name])
     # As in Discord, private answers don't outlive the session they were shown in.
-    fake.messages_by_id = {i: m for i, m in fake.messages_by_id.items() if not m.ephemeral}
-    fake.snowflake._last = max(fake.snowflake._last, int(state["snowflake"]))
+    fake.state.messages_by_id = {
+        i: m for i, m in fake.state.messages_by_id.items() if not m.ephemeral}
+    fake.state.snowflake._last = max(fake.state.snowflake._last, int(state["snowflake"]))
     guild = next(iter(fake.guilds.values()))
     return SandboxWorld(fake, guild, saved_base=str(state["base"]))
 
@@ -110,7 +111,7 @@ def rebase_attachments(world: SandboxWorld) -> None:
     old, new = world.saved_base, world.fake.http_base
     if old is None or old == new:
         return
-    for attachment in world.fake.attachments.values():
+    for attachment in world.fake.state.attachments.values():
         if attachment.url.startswith(old):
             attachment.url = new + attachment.url[len(old):]
 
@@ -131,12 +132,12 @@ def tidy(fake: FakeDiscord, now: float | None = None) -> None:
         record.files = []
     live = [i for i in fake.interactions if now - i.created_wall < INTERACTION_LIFETIME]
     fake.interactions[:] = live
-    fake._interactions_by_id = {i.id: i for i in live}
-    fake._interactions_by_token = {i.token: i for i in live}
-    for session in fake.sessions:
+    fake.state._interactions_by_id = {i.id: i for i in live}
+    fake.state._interactions_by_token = {i.token: i for i in live}
+    for session in fake.state.sessions:
         del session.history[:-1000]  # a RESUME replays what a short disconnection missed
     shown: dict[int, Any] = {}
-    for message in fake.messages_by_id.values():
+    for message in fake.state.messages_by_id.values():
         # The first state says whether the message was a "thinking…" placeholder (the page
         # doesn't call its answer an edit), the last that it was edited; none needs pictures.
         if len(message.history) > 2:
@@ -145,4 +146,4 @@ def tidy(fake: FakeDiscord, now: float | None = None) -> None:
         if message.deleted:
             message.attachments = []
         shown.update((a.id, a) for a in message.attachments)
-    fake.attachments = shown
+    fake.state.attachments = shown

@@ -146,7 +146,7 @@ async def test_no_hand_card_reaches_anyone_elses_page(sandbox_run: Run) -> None:
     fake = run.sandbox.fake
     people = {p.name: p for p in (alice, bob, carol, dave)}
     ids = {m.user.global_name: m.id for m in run.sandbox.world.people}
-    private = [m for m in fake.messages_by_id.values() if m.visible_to is not None]
+    private = [m for m in fake.state.messages_by_id.values() if m.visible_to is not None]
     assert {m.visible_to for m in private} >= {ids["Alice"], ids["Bob"], ids["Carol"]}
     for name, person in people.items():
         page_text = await person.text()

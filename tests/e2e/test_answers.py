@@ -193,7 +193,7 @@ async def test_a_forged_choice_is_refused_in_our_words(
     # Discord's own clients offer only the choices; a modified client may send anything.
     if command == "challenge":
         options = {"opponent": world.bob, **options}
-    inter = await world.fake.forged_slash(world.alice, world.channel, command, **options)
+    inter = await world.fake.people.forged_slash(world.alice, world.channel, command, **options)
     reply = await inter.message()
     assert reply.ephemeral and words in reply.content, reply.content
     assert "Failed to convert" not in reply.content

@@ -200,7 +200,7 @@ async def resign(world: World, user: Any) -> None:
 
 
 async def test_commands_are_registered(world: World) -> None:
-    names = set(world.fake.commands())
+    names = set(world.fake.state.commands())
     assert {"challenge", "play", "pass", "resign", "board", "games", "hand", "rules", "help",
             "settings"} <= names
 
@@ -235,7 +235,7 @@ async def test_a_whole_game_from_challenge_to_result(world: World, no_error_logs
     assert_no_hidden_card_in_public(world)
     assert world.bot is not None and not world.bot.cached_messages, \
         "boards were posted, edited and closed by id, with discord.py's message cache off"
-    report = world.fake.latency_report()
+    report = world.fake.state.latency_report()
     print(f"\n{rules}: {moves} moves, {report.count} interactions, first reply median "
           f"{report.median * 1000:.1f} ms, p95 {report.p95 * 1000:.1f} ms, worst "
           f"{report.worst * 1000:.1f} ms ({report.worst_name})")

@@ -129,7 +129,7 @@ async def test_a_button_no_template_reads_is_answered_privately_and_changes_noth
         custom_id = pattern.format(c=number)
         assert len(custom_id) <= 100 and not read_by_a_template(custom_id), custom_id
         caplog.clear()
-        inter = await world.fake.component(world.bob, challenge, {"custom_id": custom_id})
+        inter = await world.fake.people.component(world.bob, challenge, {"custom_id": custom_id})
         reply = await answered_privately(inter, world.bob)
         assert reply.content == outdated(instead=instead), (custom_id, reply.content)
         lines = unread_lines(caplog)
@@ -150,7 +150,7 @@ async def test_a_menu_no_template_reads_is_answered_as_a_menu(
     rows, version = await database(world), live.version
     for custom_id in (f"sm:src:{live.id}", f"sm:src:{live.id}:{live.version}:x", "sm:menu:1",
                       f"sm:SRC:{live.id}:{live.version}"):
-        inter = await world.fake.component(user, message, {
+        inter = await world.fake.people.component(user, message, {
             "custom_id": custom_id, "component_type": 3, "values": ["7H"]})
         reply = await answered_privately(inter, user)
         assert reply.content == outdated("menu"), reply.content
@@ -166,7 +166,7 @@ async def test_a_button_from_a_newer_version_asks_to_try_again(
     challenge = await posted_challenge(world)
     rows, edits = await database(world), len(challenge.history)
     newer = custom_ids.CURRENT + 1
-    inter = await world.fake.component(world.bob, challenge, {
+    inter = await world.fake.people.component(world.bob, challenge, {
         "custom_id": f"sm:ch:v{newer}:{challenge_id(challenge)}:accept:now"})
     reply = await answered_privately(inter, world.bob)
     assert "newer version" in reply.content and "try again in a minute" in reply.content
@@ -187,7 +187,7 @@ async def test_a_menu_its_message_no_longer_shows_still_answers(
     first, second = select_options(message)[:2]
     await (await world.fake.select(user, message, menu, [first["value"]])).settled()
     assert menu not in message.custom_ids()
-    inter = await world.fake.component(user, message, {
+    inter = await world.fake.people.component(user, message, {
         "custom_id": menu, "component_type": 3, "values": [second["value"]]})
     await inter.response(timeout=WITHIN)
     edited = await inter.settled()
@@ -302,17 +302,18 @@ async def test_option_values_of_the_wrong_type_are_refused_by_name(
     rows = await database(world)
     for command, options, name in cases:
         caplog.clear()
-        inter = await fake.raw_slash(alice, world.channel, command, options, resolved=resolved)
+        inter = await fake.people.raw_slash(
+            alice, world.channel, command, options, resolved=resolved)
         reply = await answered_privately(inter, alice)
         assert f"`{name}`" in reply.content and "Nothing was changed" in reply.content, \
             (command, options, reply.content)
         assert [r.levelno for r in caplog.records if r.name == "bot.app.client"] == \
             [logging.INFO], (command, options)
-    inter = await fake.raw_slash(alice, world.channel, "help", [], name="spite")
+    inter = await fake.people.raw_slash(alice, world.channel, "help", [], name="spite")
     reply = await answered_privately(inter, alice)
     assert "I have no /spite command" in reply.content and "/help" in reply.content
     # While typing: no suggestions, rather than suggestions from a forged game number.
-    inter = await fake.raw_slash(alice, world.channel, "play", [
+    inter = await fake.people.raw_slash(alice, world.channel, "play", [
         {"name": "card", "type": 3, "value": "7", "focused": True},
         {"name": "game", "type": 4, "value": "seven"}], autocomplete=True)
     assert await inter.choices() == []
@@ -400,7 +401,7 @@ async def test_fuzz_every_malformed_click_and_option_is_answered(
         if data["component_type"] == 3:
             data["values"] = [rng.choice(["1", "x", "7H", ""])]
         user = rng.choice([alice, bob, carol])
-        inter = await fake.component(user, message, data)
+        inter = await fake.people.component(user, message, data)
         reply = await answered_privately(inter, user)
         assert "older version" in reply.content or "newer version" in reply.content, \
             (custom_id, reply.content)
@@ -410,12 +411,12 @@ async def test_fuzz_every_malformed_click_and_option_is_answered(
     for _ in range(80):
         message = rng.choice(messages)
         custom_id = _renumbered(rng, rng.choice(real))
-        inter = await fake.component(carol, message, {"custom_id": custom_id})
+        inter = await fake.people.component(carol, message, {"custom_id": custom_id})
         await inter.response(timeout=WITHIN)
         assert inter.latency is not None and inter.latency < WITHIN
         await inter.settled(timeout=WITHIN)
     # Commands with at least one option of the wrong type, or a required one left out.
-    commands = {name: c for name, c in fake.commands().items() if c.options}
+    commands = {name: c for name, c in fake.state.commands().items() if c.options}
     resolved = users_resolved(world, bob)
     for _ in range(150):
         command = commands[rng.choice(sorted(commands))]
@@ -444,7 +445,7 @@ async def test_fuzz_every_malformed_click_and_option_is_answered(
             options[definition["name"]] = forged
         sent_options = list(options.values())
         rng.shuffle(sent_options)
-        inter = await fake.raw_slash(carol, world.channel, command.name, sent_options,
+        inter = await fake.people.raw_slash(carol, world.channel, command.name, sent_options,
                                      resolved=resolved)
         reply = await answered_privately(inter, carol)
         assert "option" in reply.content and "Nothing was changed" in reply.content, \

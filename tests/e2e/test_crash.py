@@ -69,9 +69,9 @@ class Bot:
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "bot", cwd=self.tmp, env=env, stdout=log, stderr=log)
         log.close()
-        await self.fake.wait_for(lambda: "challenge" in self.fake.commands(), timeout=60,
+        await self.fake.wait_for(lambda: "challenge" in self.fake.state.commands(), timeout=60,
                                  description="commands synced")
-        await self.fake.wait_for(lambda: self.fake.connected_count() > 0, timeout=60,
+        await self.fake.wait_for(lambda: self.fake.state.connected_count() > 0, timeout=60,
                                  description="gateway connected")
 
     async def kill(self) -> None:
@@ -79,7 +79,7 @@ class Bot:
         self.proc.kill()
         await self.proc.wait()
         self.proc = None
-        await self.fake.wait_for(lambda: self.fake.connected_count() == 0, timeout=10,
+        await self.fake.wait_for(lambda: self.fake.state.connected_count() == 0, timeout=10,
                                  description="the killed bot's gateway session closed")
 
     def logs(self) -> str:
@@ -249,7 +249,7 @@ async def _restart_with_discord_timing(world: World) -> asyncio.Task[Any]:
                     computer_delay=0.0, tick=3600)
     bot = SpiteBot(config, seed_source=world.seeds, clock=world.clock)
     starting = asyncio.create_task(start_bot(fake, bot, guild_ready_timeout=None))
-    await fake.wait_for(lambda: fake.connected_count() > 0 or starting.done(), timeout=30,
+    await fake.wait_for(lambda: fake.state.connected_count() > 0 or starting.done(), timeout=30,
                         description="the restarted bot connected")
     assert not starting.done(), "ready before the test could ask anything"
     world.bot = bot
@@ -277,7 +277,7 @@ async def test_after_a_restart_the_board_is_up_to_date_before_the_first_answer(
         if asked and asked[0].responded and not at_answer:
             at_answer.append(_shown(world))
 
-    fake.listeners.append(on_change)
+    fake.state.listeners.append(on_change)
     try:
         if first == "/hand":
             inter = await fake.slash(world.bob, world.channel, "hand")
@@ -289,7 +289,7 @@ async def test_after_a_restart_the_board_is_up_to_date_before_the_first_answer(
         await _ready(world, starting)
         message = await inter.message()
     finally:
-        fake.listeners.remove(on_change)
+        fake.state.listeners.remove(on_change)
     assert message.ephemeral and "Your hand" in message.content
     assert inter.rejected_callbacks == [] and inter.latency is not None \
         and inter.latency < 3

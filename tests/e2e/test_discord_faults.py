@@ -243,10 +243,10 @@ async def test_play_goes_on_through_gateway_drops(world: World, resume: bool) ->
     acked = 0
     for _ in range(3):
         if resume:
-            world.fake.disconnect_all()
+            world.fake.gateway.disconnect_all()
         else:
-            world.fake.invalidate_sessions()
-        await world.fake.wait_connected(timeout=20)
+            world.fake.gateway.invalidate_sessions()
+        await world.fake.state.wait_connected(timeout=20)
         user, token, target = await _a_move(world)
         reply = await (await world.fake.slash(user, world.channel, "play", card=token,
                                               to=target)).message(timeout=10)
@@ -255,7 +255,7 @@ async def test_play_goes_on_through_gateway_drops(world: World, resume: bool) ->
     await world.settle()
     assert live_game(world).version == live.version >= acked
     await _board_is_current(world, live.id)
-    identified = sum(1 for s in world.fake.sessions)
+    identified = sum(1 for s in world.fake.state.sessions)
     assert identified == (1 if resume else 4)
 
 

@@ -237,7 +237,7 @@ async def test_login_sync_and_guild_cache(
     fake = fake_discord
     async with running_bot(fake, make_bot(fake)) as bot:
         assert bot.user is not None and bot.user.id == fake.bot_user.id
-        assert set(fake.commands()) == {
+        assert set(fake.state.commands()) == {
             "ping",
             "duel",
             "rules",
@@ -247,18 +247,18 @@ async def test_login_sync_and_guild_cache(
             "boom",
             "slow",
         }
-        assert set(fake.commands(fake.guild)) == {"guildonly"}
-        duel = fake.commands()["duel"]
+        assert set(fake.state.commands(fake.guild)) == {"guildonly"}
+        duel = fake.state.commands()["duel"]
         assert [o["name"] for o in duel.options] == ["opponent", "stake"]
         guild = bot.get_guild(fake.guild.id)
         assert guild is not None
         assert {c.name for c in guild.text_channels} == {"general", "games"}
-        assert fake.connected_count() == 1
+        assert fake.state.connected_count() == 1
         assert (await bot.application_info()).owner.id == fake.owner.id
         paths = [(r.method, r.path) for r in fake.requests]
         assert ("GET", "/users/@me") in paths
         assert ("GET", "/oauth2/applications/@me") in paths
-        assert ("PUT", f"/applications/{fake.application_id}/commands") in paths
+        assert ("PUT", f"/applications/{fake.state.application_id}/commands") in paths
 
 
 async def test_ping_ephemeral_then_button_edits_message(
@@ -297,7 +297,7 @@ async def test_ping_ephemeral_then_button_edits_message(
             await fake.click(alice, board, "smoke:poke")  # the edit removed that button
         with pytest.raises(FakeDiscordError, match="ephemeral"):
             await fake.click(bob, reply, "anything")
-        print("latency:", fake.latency_report())
+        print("latency:", fake.state.latency_report())
 
 
 async def test_user_option_and_client_side_validation(
@@ -342,7 +342,7 @@ async def test_autocomplete_returns_choices(
         msg = await (await fake.slash(alice, general, "rules", ruleset="kings")).message()
         assert msg.content == "rules: kings"
         # Global commands also work in the bot's DMs (no member, a DM channel).
-        dm = fake.dm_channel(alice)
+        dm = fake.state.dm_channel(alice)
         assert await fake.autocomplete(alice, dm, "rules", "ruleset", "cl") == [
             {"name": "classic", "value": "classic"}
         ]
@@ -404,12 +404,12 @@ async def test_restart_new_instance_handles_old_buttons(
     [board] = await inter.wait_followups(1)
     await first.stop()
     assert first.bot.is_closed()
-    await fake.wait_for(lambda: fake.connected_count() == 0, description="old session gone")
-    assert not fake.sessions[0].connected
+    await fake.wait_for(lambda: fake.state.connected_count() == 0, description="old session gone")
+    assert not fake.state.sessions[0].connected
 
     async with running_bot(fake, make_bot(fake)) as second:
         assert second is not first.bot
-        assert len(fake.sessions) == 2 and fake.connected_count() == 1
+        assert len(fake.state.sessions) == 2 and fake.state.connected_count() == 1
         await (await fake.click(alice, board, "smoke:poke")).message()
         assert board.content == "poked by alice"
         await (await fake.click(alice, board, "smoke:count:0")).message()
@@ -431,12 +431,12 @@ async def test_gateway_reconnect(
     general = fake.guild.channel("general")
     alice = fake.guild.member("alice")
     async with running_bot(fake, make_bot(fake)) as bot:
-        fake.disconnect_all()
-        await fake.wait_for(lambda: fake.connected_count() == 1, description="reconnect")
+        fake.gateway.disconnect_all()
+        await fake.wait_for(lambda: fake.state.connected_count() == 1, description="reconnect")
         if policy == "resume":
-            assert len(fake.sessions) == 1  # same session, RESUMEd
+            assert len(fake.state.sessions) == 1  # same session, RESUMEd
         else:
-            assert len(fake.sessions) == 2 and fake.sessions[0].ended  # fresh IDENTIFY
+            assert len(fake.state.sessions) == 2 and fake.state.sessions[0].ended  # fresh IDENTIFY
         msg = await (await fake.slash(alice, general, "duel", opponent=alice)).message()
         assert "challenges" in msg.content
         assert bot.setup_calls == 1  # reconnects do not rerun setup_hook
@@ -460,7 +460,7 @@ async def test_handler_errors_and_late_responses_are_visible(
         await fake.wait_for(lambda: len(no_error_logs.unexpected) >= 2, description="2nd error")
         assert "Unknown interaction" in no_error_logs.format_records()
     no_error_logs.clear()  # both errors were provoked on purpose
-    assert fake.latency_report().unanswered == 2
+    assert fake.state.latency_report().unanswered == 2
     fake.rejected.clear()
 
 
@@ -502,7 +502,7 @@ async def test_channel_routes_threads_dms_sharding_and_intents(
     alice, bob = fake.guild.member("alice"), fake.guild.member("bob")
     async with running_bot(fake, KitchenBot()) as bot:
         assert ("GET", "/gateway/bot") in [(r.method, r.path) for r in fake.requests]
-        assert fake.sessions[0].shard == (0, 1)
+        assert fake.state.sessions[0].shard == (0, 1)
         cached = bot.get_guild(fake.guild.id)
         assert cached is not None and cached.get_member(alice.id) is not None  # chunked
 
@@ -520,13 +520,13 @@ async def test_channel_routes_threads_dms_sharding_and_intents(
         thread = fake.guild.channel("game-1")
         assert thread.id == board.id and thread.parent_id == general.id
         assert [m.content for m in fake.messages(thread)] == ["in thread"]
-        assert [m.content for m in fake.messages(fake.dm_channel(alice))] == ["psst"]
+        assert [m.content for m in fake.messages(fake.state.dm_channel(alice))] == ["psst"]
         assert [(r.status, (r.error or "")[:5]) for r in fake.rejected] == [(400, "50035")]
         fake.rejected.clear()
 
         bot.seen.clear()
-        await fake.send_user_message(bob, general, "secret plan")
-        await fake.send_user_message(bob, general, f"{fake.bot_user.mention} hi")
+        await fake.people.send_user_message(bob, general, "secret plan")
+        await fake.people.send_user_message(bob, general, f"{fake.bot_user.mention} hi")
         await fake.wait_for(lambda: len(bot.seen) == 2, description="two on_message calls")
         # No MESSAGE_CONTENT intent: content is blank unless the bot is mentioned.
         assert bot.seen == [("bob", ""), ("bob", f"{fake.bot_user.mention} hi")]

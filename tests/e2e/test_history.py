@@ -200,7 +200,7 @@ async def test_a_spectator_steps_a_finished_match_from_first_to_last_turn(
     scores = live.match.scores
     assert f"`#{live.id}`" in line and "kings to 50 vs bob" in line
     assert f"{scores[seat]}–{scores[1 - seat]} in {len(live.match.results)} games" in line
-    assert world.fake.latency_report().unanswered == 0
+    assert world.fake.state.latency_report().unanswered == 0
 
 
 def select_options_of(message: FakeMessage) -> list[dict[str, Any]]:

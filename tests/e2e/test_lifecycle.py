@@ -199,9 +199,9 @@ async def test_a_stop_signal_draws_pending_boards_then_exits_cleanly(
                  BOARD_DELAY_SECONDS="2"),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     try:
-        await fake.wait_for(lambda: "challenge" in fake.commands(), timeout=60,
+        await fake.wait_for(lambda: "challenge" in fake.state.commands(), timeout=60,
                             description="commands synced")
-        await fake.wait_for(lambda: fake.connected_count() > 0, timeout=30,
+        await fake.wait_for(lambda: fake.state.connected_count() > 0, timeout=30,
                             description="gateway connected")
         await asyncio.sleep(0.3)  # the guild reaches the bot's cache
         challenge = await (await fake.slash(alice, channel, "challenge", opponent=bob,

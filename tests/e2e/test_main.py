@@ -41,9 +41,9 @@ async def test_runs_against_the_fake_and_never_logs_the_token(tmp_path: Path) ->
                  DATABASE=str(tmp_path / "db" / "bot.sqlite3")),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     try:
-        await fake.wait_for(lambda: "challenge" in fake.commands(), timeout=60,
+        await fake.wait_for(lambda: "challenge" in fake.state.commands(), timeout=60,
                             description="commands synced by python -m bot")
-        await fake.wait_for(lambda: fake.connected_count() > 0, timeout=30,
+        await fake.wait_for(lambda: fake.state.connected_count() > 0, timeout=30,
                             description="gateway connected")
         assert (tmp_path / "db" / "bot.sqlite3").exists()
     finally:

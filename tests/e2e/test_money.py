@@ -285,7 +285,7 @@ async def test_money_commands_and_buttons_answer_first(world: World, no_error_lo
     voided = await public_reply(await quick(await fake.slash(owner, world.channel, "void",
                                                              game=game, reason="test")))
     assert "voided" in voided.content
-    assert fake.latency_report().unanswered == 0
+    assert fake.state.latency_report().unanswered == 0
 
 
 async def test_a_failing_money_button_apologises_privately_and_logs_once(

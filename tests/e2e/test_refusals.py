@@ -22,7 +22,7 @@ async def test_kings_names_its_three_centre_stacks(world: World, no_error_logs, 
 
 
 async def test_each_computer_level_says_what_it_is_like(world: World) -> None:
-    command = world.fake.commands()["challenge"]
+    command = world.fake.state.commands()["challenge"]
     level = next(o for o in command.options if o["name"] == "level")
     choices = {c["value"]: c["name"] for c in level["choices"]}
     assert set(choices) == {"easy", "normal", "hard"}

@@ -32,14 +32,14 @@ async def test_tidying_keeps_what_messages_show_and_the_game_goes_on(world: Worl
     for user in (world.alice, world.bob):
         await hand(world, user)
     turns = len(live_game(world).last_moves)
-    before = len(fake.attachments)
+    before = len(fake.state.attachments)
 
     tidy(fake, now=fake.interactions[-1].created_wall + 16 * 60)  # every token has expired
 
     assert fake.interactions == [] and all(not r.files for r in fake.requests)
-    shown = {a.id for m in fake.messages_by_id.values() for a in m.attachments}
-    assert shown and set(fake.attachments) == shown and len(shown) <= before
-    assert all(len(m.history) <= 2 for m in fake.messages_by_id.values())
+    shown = {a.id for m in fake.state.messages_by_id.values() for a in m.attachments}
+    assert shown and set(fake.state.attachments) == shown and len(shown) <= before
+    assert all(len(m.history) <= 2 for m in fake.state.messages_by_id.values())
     # New interactions, board edits and hands work as before.
     for step in range(1, 5):
         await move(world, step)

@@ -164,7 +164,7 @@ async def test_the_fake_routes_each_server_to_the_shard_that_owns_it(
     first = await start_bot(fake, Listener(shard_count=3, shard_ids=[0, 2]))
     second = await start_bot(fake, Listener(shard_count=3, shard_ids=[1]))
     try:
-        by_shard = {s.shard: s for s in fake.sessions}
+        by_shard = {s.shard: s for s in fake.state.sessions}
         assert sorted(by_shard) == [(0, 3), (1, 3), (2, 3)]
         for (shard, _), session in by_shard.items():
             assert session.identify["shard"] == [shard, 3]
@@ -175,17 +175,17 @@ async def test_the_fake_routes_each_server_to_the_shard_that_owns_it(
         assert {g.id for g in first.bot.guilds} == {guilds[0].id, guilds[2].id}
         assert {g.id for g in second.bot.guilds} == {guilds[1].id}
         for table in tables:
-            await fake.send_user_message(table.alice, table.channel, "hello")
+            await fake.people.send_user_message(table.alice, table.channel, "hello")
         await fake.wait_for(lambda: len(first.bot.heard) + len(second.bot.heard) == 3,
                             description="three messages heard")
         assert sorted(first.bot.heard) == sorted([guilds[0].id, guilds[2].id])
         assert second.bot.heard == [guilds[1].id]
         # Every shard's connection drops: each RESUMEs its own session and gets what it missed.
-        fake.disconnect_all()
-        await fake.send_user_message(tables[1].alice, tables[1].channel, "while away")
+        fake.gateway.disconnect_all()
+        await fake.people.send_user_message(tables[1].alice, tables[1].channel, "while away")
         await fake.wait_for(lambda: len(second.bot.heard) == 2, description="the missed message")
-        await fake.wait_connected(3)
-        assert len(fake.sessions) == 3 and first.bot.heard.count(guilds[1].id) == 0
+        await fake.state.wait_connected(3)
+        assert len(fake.state.sessions) == 3 and first.bot.heard.count(guilds[1].id) == 0
         # A server that joins later goes to its shard's connection only.
         late = fake.add_guild("Late Guild", shard=(1, 3))
         await fake.wait_for(lambda: second.bot.get_guild(late.id), description="late guild")
@@ -203,7 +203,7 @@ async def test_gateway_bot_recommends_the_configured_shard_count(
     try:
         assert ("GET", "/gateway/bot") in [(r.method, r.path) for r in fake.requests]
         assert handle.bot.shard_count == 2
-        assert sorted(s.shard for s in fake.sessions if s.connected) == [(0, 2), (1, 2)]
+        assert sorted(s.shard for s in fake.state.sessions if s.connected) == [(0, 2), (1, 2)]
         assert {g.id for g in handle.bot.guilds} == {t.guild.id for t in tables}
     finally:
         await handle.stop()
@@ -224,7 +224,7 @@ async def test_one_process_runs_two_shards_on_sqlite(
     assert isinstance(bot, ShardedSpiteBot)
     handle = await start_bot(fake, bot)
     try:
-        assert sorted(s.shard for s in fake.sessions if s.connected) == [(0, 2), (1, 2)]
+        assert sorted(s.shard for s in fake.state.sessions if s.connected) == [(0, 2), (1, 2)]
         assert {g.id for g in bot.guilds} == {t.guild.id for t in tables}
         # Both servers play at once, each through its own shard's connection.
         games = await asyncio.gather(*(_start_game(fake, t, rules="kings") for t in tables))
@@ -277,7 +277,7 @@ class ShardProcess:
 
     @property
     def connected(self) -> bool:
-        return any(s.connected and s.shard == self.shard for s in self.fake.sessions)
+        return any(s.connected and s.shard == self.shard for s in self.fake.state.sessions)
 
     async def start(self) -> None:
         """Start the process; return once its housekeeping runs (its first heartbeat)."""
@@ -355,7 +355,7 @@ async def test_two_shard_processes_share_one_postgresql(postgres_url: str,
         async with _shard_processes(fake, tmp_path, postgres_url, 2) as shards:
             # Started together, as docker compose starts them.
             await asyncio.gather(*(shard.start() for shard in shards))
-            assert sorted(s.shard for s in fake.sessions if s.connected) == [(0, 2), (1, 2)]
+            assert sorted(s.shard for s in fake.state.sessions if s.connected) == [(0, 2), (1, 2)]
             # The slash commands are the bot's, not a shard's: shard 0's process uploads them.
             uploads = [r for r in fake.requests
                        if r.method == "PUT" and r.path.endswith("/commands")]

@@ -489,4 +489,4 @@ async def test_table_buttons_answer_first_when_the_database_is_slow(
     await (await quick(await fake.click(world.alice, table, ids["start"]))).settled()
     await world.settle()
     assert "Started" in table.text()
-    assert fake.latency_report().unanswered == 0
+    assert fake.state.latency_report().unanswered == 0

@@ -18,7 +18,7 @@ async def test_help_lists_every_command_and_option_and_the_rating(
     reply = await (await world.fake.slash(world.alice, world.channel, "help")).message()
     text = reply.content
     assert reply.ephemeral and len(text) <= 2000
-    commands = world.fake.commands()
+    commands = world.fake.state.commands()
     assert {"ledger", "settle", "leaderboard", "stats", "void"} <= set(commands)
     for name in commands:
         assert f"/{name}" in text, f"/help leaves out /{name}"
