@@ -69,7 +69,7 @@ def save_world(world: SandboxWorld, folder: Path) -> None:
     tidy(fake)
     state: dict[str, Any] = {"version": _STATE_VERSION, "snowflake": fake.state.snowflake._last,
                              "base": fake.http_base, "saved_at": time.time()}
-    state.update({name: getattr(fake, name) for name in _FIELDS})
+    state.update({name: getattr(fake.state, name) for name in _FIELDS})
     path = folder / STATE_FILE
     tmp = path.with_suffix(".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -97,7 +97,7 @@ def load_world(fake: FakeDiscord, folder: Path) -> SandboxWorld | None:
         raise WorldError(f"the sandbox's saved Discord in {path} can't be read ({exc}); start "
                          "with --fresh, or with another --data folder") from exc
     for name in _FIELDS:
-        setattr(fake, name, state[name])
+        setattr(fake.state, name, state[name])
     # As in Discord, private answers don't outlive the session they were shown in.
     fake.state.messages_by_id = {
         i: m for i, m in fake.state.messages_by_id.items() if not m.ephemeral}
