@@ -14,7 +14,9 @@ created), ``thread_member``, ``channel_edit`` (archiving a thread), ``fetch`` (a
   Discord sends it (``Fault.rate_limited(1.5)``: the ``Via`` header, without which discord.py
   takes a 429 for a Cloudflare ban, and ``Retry-After``), and a slow answer
   (``Fault.slow(30)``: the call is carried out after that long, as Discord does with a request
-  it got, whether or not the client still waits). ``Fault.error(500, applied=True)`` carries
+  it got, whether or not the client still waits), or one held until the test releases it
+  (``Fault.held(event)``: carried out once ``event`` is set, so what happens meanwhile comes
+  first by construction, not by how busy the machine is). ``Fault.error(500, applied=True)`` carries
   the call out and answers 500 all the same: the answer was lost on the way back.
 
 discord.py retries some of these by itself: 500, 502, 504 and 524 on channel routes (5 tries,
@@ -76,12 +78,14 @@ def route_kind(method: str, path: str) -> str:
 class Fault:
     """One injected fault (or ``OK``: none, in a script)."""
 
-    what: Literal["ok", "error", "rate_limited", "slow"]
+    what: Literal["ok", "error", "rate_limited", "slow", "held"]
     status: int = 0
     retry_after: float = 0.0
     delay: float = 0.0
     applied: bool = False
     """For an error: the call is carried out, only its answer is an error."""
+    release: asyncio.Event | None = field(default=None, compare=False)
+    """For a held call: carried out (and answered) once this is set."""
 
     @classmethod
     def error(cls, status: int = 503, *, applied: bool = False) -> Fault:
@@ -98,6 +102,11 @@ class Fault:
         """The answer (and the call itself) comes ``delay`` seconds late."""
         return cls("slow", delay=delay)
 
+    @classmethod
+    def held(cls, release: asyncio.Event) -> Fault:
+        """The call waits until ``release`` is set, then is carried out and answered."""
+        return cls("held", release=release)
+
     def __str__(self) -> str:
         if self.what == "error":
             return f"{self.status}{' (applied)' if self.applied else ''}"
@@ -105,6 +114,8 @@ class Fault:
             return f"429 retry_after={self.retry_after:g}"
         if self.what == "slow":
             return f"slow {self.delay:g}s"
+        if self.what == "held":
+            return "held"
         return "ok"
 
 

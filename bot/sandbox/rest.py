@@ -266,10 +266,14 @@ class RestApi:
         return _json(result)
 
     async def _injected(self, fault: Fault, record: RequestRecord) -> web.Response | None:
-        """The answer of an injected fault, or None when the call goes on (slow, or an
+        """The answer of an injected fault, or None when the call goes on (slow, held, or an
         error answered after carrying the call out)."""
         if fault.what == "slow":
             await asyncio.sleep(fault.delay)
+            return None
+        if fault.what == "held":
+            assert fault.release is not None
+            await fault.release.wait()
             return None
         if fault.what == "error" and fault.applied:
             return None

@@ -97,17 +97,21 @@ async def test_a_board_post_that_never_answers_is_tried_again_and_posted_once(
         world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     # discord.py waits five minutes for an answer; the board would wait as long.
     monkeypatch.setattr(bot.app.retry, "REST_TIMEOUT", 0.5)
-    world.fake.faults.script("post", Fault.slow(7.0))
+    release = asyncio.Event()
+    world.fake.faults.script("post", Fault.held(release))
     await start_challenge(world, "kings")
     game_id = live_game(world).id
-    await _board_is_current(world, game_id, timeout=2.5)
-    # The slow call is carried out in the end: Discord gives back the message of the same
-    # nonce, and there is still one board.
-    slow = next(r for r in world.fake.requests
+    await _board_is_current(world, game_id)
+    # The board the retry posted is up while the first call is still held.
+    held = next(r for r in world.fake.requests
                 if r.method == "POST" and r.path.endswith("/messages"))
-    assert slow.status == 0, "still waiting"
-    await world.fake.wait_for(lambda: slow.status, timeout=10,
-                              description="the slow call answered")
+    assert held.status == 0, "the held call was answered before it was released"
+    assert len(world.boards()) == 1
+    # The held call is carried out in the end: Discord gives back the message of the same
+    # nonce, and there is still one board.
+    release.set()
+    await world.fake.wait_for(lambda: held.status, timeout=10,
+                              description="the held call answered")
     assert len(world.boards()) == 1
 
 
