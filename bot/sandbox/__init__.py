@@ -2,8 +2,9 @@
 
 See ``server.py`` for the overview (and how its modules divide the work). Public names:
 
-* :class:`FakeDiscord` - the server and its state; user actions (``slash``, ``click``,
-  ``select``, ``autocomplete``, ``submit_modal``...); gateway control.
+* :class:`FakeDiscord` - the server: what a test does (``slash``, ``click``, ``select``,
+  ``autocomplete``, ``submit_modal``, ``add_guild``, ``wait_for``...), and its parts
+  (``fake.state``, ``fake.setup``, ``fake.store``, ``fake.people``, ``fake.gateway``).
 * :class:`InteractionRecord` / :class:`CallbackRecord` - what the bot answered.
 * :func:`running_bot` / :func:`start_bot` / :class:`BotHandle` - run a client against it.
 * :class:`ErrorLogGuard` - fail on logged errors (discord.py swallows handler exceptions).

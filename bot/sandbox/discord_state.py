@@ -3,10 +3,10 @@
 :class:`DiscordState` holds the world (guilds, channels, members, roles), the messages and
 interactions, the registered commands and the gateway sessions, as plain dataclasses
 (``models.py``) tests inspect directly, plus the records of what the bot asked for. What
-changes it lives above it, one way: the servers and people set up (``guild_setup.py``), the
-bot's messages, answers and commands (``message_store.py``), what people do
-(``user_actions.py``), the REST API (``rest.py``), the gateway (``gateway_endpoint.py``) and the
-server that binds them (``server.py``).
+changes it are parts that each hold it (``fake.state``), imported one way: the servers and
+people set up (``guild_setup.py``), the bot's messages, answers and commands
+(``message_store.py``), what people do (``user_actions.py``), the REST API (``rest.py``), the
+gateway (``gateway_endpoint.py``) and the server that binds them (``server.py``).
 """
 
 from __future__ import annotations

@@ -24,8 +24,8 @@ sleeping 1, 3, 5, 7 s), every 5xx on interaction and webhook routes, and a 429 a
 ``retry_after``; a 503 on a channel route, a 6th failure, or a slow answer are the bot's to
 handle.
 
-Dropped gateway connections are :meth:`FakeDiscord.disconnect_all` (the bot resumes) and
-:meth:`FakeDiscord.invalidate_sessions` (it must identify again); :class:`GatewayChaos` does
+Dropped gateway connections are :meth:`GatewayEndpoint.disconnect_all` (the bot resumes) and
+:meth:`GatewayEndpoint.invalidate_sessions` (it must identify again); :class:`GatewayChaos` does
 one or the other every so often, seeded as well.
 """
 
@@ -205,7 +205,7 @@ class FaultPlan:
 
 
 class DropsConnections(Protocol):
-    """What :class:`GatewayChaos` needs of the fake (``FakeDiscord`` is one)."""
+    """What :class:`GatewayChaos` needs of the fake (``fake.gateway`` is one)."""
 
     def disconnect_all(self, code: int = ...) -> None: ...
 

@@ -12,7 +12,7 @@ Protocol as discord.py 2.7 speaks it (``discord/gateway.py``):
    RESUMED, or answers INVALID_SESSION (op 9, ``d=false``) to force a fresh IDENTIFY.
 
 A *session* outlives its websocket *connection*: when the server drops a connection
-(``FakeDiscord.disconnect_all``) the session keeps buffering dispatches until the
+(``fake.gateway.disconnect_all``) the session keeps buffering dispatches until the
 client RESUMEs. A client that closes with 1000/1001 ends its session for good, as on
 real Discord. Quirk: ``Client.close()`` calls ``ws.close(code=1000)``, but aiohttp
 first wakes the task blocked in ``receive()``, and discord.py's ``poll_event`` reacts

@@ -21,9 +21,12 @@ Design notes
   (``guild_setup.py``), the bot's messages, answers and commands (``message_store.py``), what
   people do (``user_actions.py``), the REST API (``rest.py``, its handlers in ``rest_*.py``),
   the gateway (``gateway_endpoint.py``, its sessions in ``gateway.py``), and this module,
-  which serves them on one port. ``FakeDiscord`` is the one object tests hold: each layer a
-  class of its own module, each built on the one below. The sandbox's page (``web.py``) sits
-  above it all.
+  which serves them on one port. ``FakeDiscord`` is the one object tests hold: a facade for
+  what a test does, holding the parts as attributes (``fake.state``, ``fake.setup``,
+  ``fake.store``, ``fake.people``, ``fake.gateway``, ``fake.rest``), each given only the
+  parts it needs (the REST handlers get the store and the state, the gateway the state).
+  Composed, not inherited, so no class is the sum of the others. The sandbox's page
+  (``web.py``) sits above it all.
 * State lives in plain dataclasses (``models.py``) that tests can inspect directly.
 * Everything the bot sends is validated against Discord's limits (``validation.py``);
   violations get Discord's own 400 answers so the bot logs an error, as in production.

@@ -4,7 +4,7 @@ The page (``static/``: plain HTML, CSS and JavaScript, nothing to build or downl
 this server over one websocket, as one of the sandbox's people at a time (``/?as=bob``).
 
 * **Down**: on connecting, the channels, the slash commands and the messages that person may
-  see; then every change, pushed as it happens (the fake calls :attr:`FakeDiscord.listeners`
+  see; then every change, pushed as it happens (the fake calls :attr:`DiscordState.listeners`
   on each change; a burst of changes goes out as one frame). A private (ephemeral) message is
   only ever sent to the websocket of the person it was for.
 * **Up**: what a person does in Discord's client, turned into the fake's user actions, which
