@@ -6,7 +6,8 @@ and a module that says what it measures and what it leaves out: ``render`` (``re
 ``ledger`` (``ledger_bench``), ``storage`` (``storage_bench``), ``hand`` (``hand_bench``),
 ``load`` (the real bot as a process under many games at once: ``load_bench``), ``chaos`` (the
 same under injected faults: ``chaos_bench``), ``migrate`` (``python -m bot migrate`` on a big
-database: ``migrate_bench``); ``all`` runs the quick ones, render and ledger.
+database: ``migrate_bench``), ``plan`` (the fewest payments that settle a group:
+``plan_bench``); ``all`` runs the quick ones, render and ledger.
 """
 
 from __future__ import annotations
@@ -75,6 +76,13 @@ def _chaos(args: argparse.Namespace) -> list[dict[str, object]]:
                                   board_delay=args.board_delay))]
 
 
+def _plan(args: argparse.Namespace) -> list[dict[str, object]]:
+    from .plan_bench import STAKES, run_plan
+
+    return [run_plan(people, stakes, args.runs, args.seed)
+            for people in args.people for stakes in (*STAKES, "dollars")]
+
+
 BENCHMARKS: dict[str, Callable[[argparse.Namespace], list[dict[str, object]]]] = {
     "render": _render,
     "ledger": _ledger,
@@ -83,6 +91,7 @@ BENCHMARKS: dict[str, Callable[[argparse.Namespace], list[dict[str, object]]]] =
     "load": _load,
     "chaos": _chaos,
     "migrate": _migrate,
+    "plan": _plan,
 }
 """The benchmarks by name (each a sub-command of ``python -m bot.bench``)."""
 
@@ -204,6 +213,12 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
     migrate.add_argument("--budget", type=float, default=900.0,
                          help="seconds a size may be projected to take: over it, the replay "
                               "check is left out, and if still over, the size")
+
+    plan = sub("plan", "the fewest payments that settle a group's debts (exact up to 16 "
+               "people, greedy beyond)", _see("plan_bench"))
+    plan.add_argument("--people", type=_sizes, default=[16, 200],
+                      help="group sizes, a row per size and kind of stakes (default 16,200)")
+    plan.add_argument("--runs", type=_positive, default=15, help="plans per size and kind")
 
     sub("all", f"the quick ones, {' and '.join(QUICK)}, with their defaults",
         f"Runs {' and '.join(QUICK)} with their defaults (and the --seed given).")

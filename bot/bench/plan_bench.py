@@ -1,4 +1,4 @@
-"""``python -m bot.bench.plan_bench [--people 16,200] [--runs 15] [--seed 1]``: the time to
+"""``python -m bot.bench plan [--people 16,200] [--runs 15] [--seed 1]``: the time to
 work out a settle-up plan (``bot.money.settle_plan.plan_settlement``, issue 34).
 
 For each group size and each kind of stakes, ``--runs`` random notebooks (a fixed seed): the
@@ -26,17 +26,14 @@ search is pure Python on the calling thread; the bot should run it off the event
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
 
-from bot.money.settle_plan import EXACT_LIMIT, greedy_payments, pair_balances, plan_settlement
+from bot.money.settle_plan import greedy_payments, pair_balances, plan_settlement
 
-__all__ = ["GAMES_PER_PERSON", "dollars", "main", "notebook", "run_plan"]
+__all__ = ["GAMES_PER_PERSON", "STAKES", "dollars", "notebook", "run_plan"]
 
 GAMES_PER_PERSON = 20
 STAKES = {"round": (100, 0), "per_card": (50, 5)}
@@ -117,19 +114,5 @@ def _cancelling(values: list[int]) -> int:
     return count
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Parse the options and print one JSON line per group size and kind of stakes."""
-    parser = argparse.ArgumentParser(prog="python -m bot.bench.plan_bench",
-                                     description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--people", default=f"{EXACT_LIMIT},200",
-                        help="group sizes, comma-separated (default: %(default)s)")
-    parser.add_argument("--runs", type=int, default=15, help="plans per size and kind")
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args(argv)
-    for people in (int(part) for part in args.people.split(",")):
-        for stakes in (*STAKES, "dollars"):
-            print(json.dumps(run_plan(people, stakes, args.runs, args.seed)), flush=True)
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit("run it as: python -m bot.bench plan [--people 16,200] [--runs 15] [--seed 1]")

@@ -21,7 +21,7 @@ of k people needs at least k - 1 payments, so the fewest payments for n people i
 largest number of disjoint groups, each summing to 0, that they can be split into. That
 number is found over the subsets (``zero_sum_groups``: at most 2^16 of them). CPU work on
 the calling thread, from a few milliseconds to a few tenths of a second for 16 people
-(``python -m bot.bench.plan_bench`` has the figures): the bot should run it off the event
+(``python -m bot.bench plan`` has the figures): the bot should run it off the event
 loop.
 """
 

@@ -25,6 +25,7 @@ FLAGS = {
     "chaos": {"--seed", "--games", "--duration", "--board-delay", "--database", "--fault-rate",
               "--gateway-every", "--db-outage", "--settle"},
     "migrate": {"--seed", "--games", "--database", "--pool", "--budget"},
+    "plan": {"--seed", "--people", "--runs"},
     "all": {"--seed"},
 }
 EVERY_FLAG = set().union(*FLAGS.values())

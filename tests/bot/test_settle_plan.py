@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.bench.plan_bench import main
+from bot.bench.commands import main
 from bot.money.settle_plan import (
     EXACT_LIMIT,
     NettingEntry,
@@ -315,7 +315,7 @@ def test_netting_entries_between_two_sets_of_balances() -> None:
 
 def test_the_benchmark_prints_a_line_per_size_and_stakes(capsys: pytest.CaptureFixture[str]
                                                           ) -> None:
-    main(["--people", "5,20", "--runs", "2", "--seed", "3"])
+    main(["plan", "--people", "5,20", "--runs", "2", "--seed", "3"])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(row["people"], row["stakes"]) for row in rows] == [
         (people, stakes) for people in (5, 20) for stakes in ("round", "per_card", "dollars")]
