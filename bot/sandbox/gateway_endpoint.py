@@ -42,39 +42,39 @@ class GatewayEndpoint:
     """The ``/gateway`` websocket handler, and the drops Discord makes of its connections.
     One instance per :class:`FakeDiscord`."""
 
-    def __init__(self, fake: DiscordState) -> None:
-        self.fake = fake
+    def __init__(self, state: DiscordState) -> None:
+        self.state = state
 
     def disconnect_all(self, code: int = 4000) -> None:
         """Drop every websocket (sessions stay resumable). discord.py reconnects and RESUMEs."""
-        for conn in list(self.fake.connections):
+        for conn in list(self.state.connections):
             if conn.session is not None and conn.session.connection is conn:
                 conn.session.connection = None
             conn.close(code)
-        self.fake.notify()
+        self.state.notify()
 
     def request_reconnect(self) -> None:
         """Send op 7 RECONNECT: the client closes and RESUMEs (Discord does this on deploys)."""
-        for conn in list(self.fake.connections):
+        for conn in list(self.state.connections):
             conn.send({"op": OP_RECONNECT, "d": None})
 
     def invalidate_sessions(self) -> None:
         """Send op 9 INVALID_SESSION (not resumable): the client must IDENTIFY again."""
-        for session in self.fake.sessions:
+        for session in self.state.sessions:
             if session.connection is not None:
                 session.connection.send({"op": OP_INVALID_SESSION, "d": False})
             session.ended = True
             session.connection = None
-        self.fake.notify()
+        self.state.notify()
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(max_msg_size=0)
         await ws.prepare(request)
-        compress = self.fake.gateway_compression and request.query.get("compress") == "zlib-stream"
+        compress = self.state.gateway_compression and request.query.get("compress") == "zlib-stream"
         conn = GatewayConnection(ws, compress=compress)
-        self.fake.connections.add(conn)
+        self.state.connections.add(conn)
         conn.send(
-            {"op": OP_HELLO, "d": {"heartbeat_interval": int(self.fake.heartbeat_interval * 1000)}}
+            {"op": OP_HELLO, "d": {"heartbeat_interval": int(self.state.heartbeat_interval * 1000)}}
         )
         try:
             async for msg in ws:
@@ -82,11 +82,11 @@ class GatewayEndpoint:
                     try:
                         self._on_gateway_frame(conn, json.loads(msg.data))
                     except Exception as exc:  # a harness bug: record it, keep serving
-                        self.fake._internal_error(f"gateway frame {msg.data[:200]!r}", exc)
+                        self.state._internal_error(f"gateway frame {msg.data[:200]!r}", exc)
                 elif msg.type == WSMsgType.ERROR:
                     break
         finally:
-            self.fake.connections.discard(conn)
+            self.state.connections.discard(conn)
             session = conn.session
             log.debug(
                 "connection %s closed: code=%s by_server=%s",
@@ -100,7 +100,7 @@ class GatewayEndpoint:
                 if not conn.closed_by_server and ws.close_code in (1000, 1001):
                     session.ended = True
             await conn.aclose()
-            self.fake.notify()
+            self.state.notify()
         return ws
 
     def _on_gateway_frame(self, conn: GatewayConnection, frame: JSON) -> None:
@@ -128,11 +128,11 @@ class GatewayEndpoint:
         if conn.session is not None:
             conn.close(4005)  # Already authenticated
             return
-        if data.get("token") != self.fake.token:
+        if data.get("token") != self.state.token:
             conn.close(4004)  # Authentication failed
             return
         intents = int(data.get("intents", 0))
-        if intents & PRIVILEGED_INTENTS & ~self.fake.allowed_privileged_intents:
+        if intents & PRIVILEGED_INTENTS & ~self.state.allowed_privileged_intents:
             conn.close(4014)  # Disallowed intent(s)
             return
         shard_id, shard_count = data.get("shard") or (0, 1)
@@ -148,14 +148,14 @@ class GatewayEndpoint:
             identify=dict(data),
         )
         conn.session = session
-        self.fake.sessions.append(session)
-        guilds = [g for g in self.fake.guilds.values() if session.covers_guild(g.id)]
+        self.state.sessions.append(session)
+        guilds = [g for g in self.state.guilds.values() if session.covers_guild(g.id)]
         session.dispatch(
             "READY",
             {
                 "v": API_VERSION,
                 "user": {
-                    **self.fake.bot_user.payload(),
+                    **self.state.bot_user.payload(),
                     "verified": True,
                     "mfa_enabled": False,
                     "flags": 0,
@@ -163,11 +163,11 @@ class GatewayEndpoint:
                 "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
                 "session_id": session.session_id,
                 "session_type": "normal",
-                "resume_gateway_url": self.fake.gateway_url,
+                "resume_gateway_url": self.state.gateway_url,
                 "shard": [session.shard[0], session.shard[1]],
                 "application": {
-                    "id": str(self.fake.application_id),
-                    "flags": self.fake._application_flags(),
+                    "id": str(self.state.application_id),
+                    "flags": self.state._application_flags(),
                 },
                 "private_channels": [],
                 "relationships": [],
@@ -179,15 +179,15 @@ class GatewayEndpoint:
             },
         )
         for guild in guilds:
-            session.dispatch("GUILD_CREATE", self.fake._guild_create_payload(guild, session))
-        self.fake.notify()
+            session.dispatch("GUILD_CREATE", self.state._guild_create_payload(guild, session))
+        self.state.notify()
 
     def _resume(self, conn: GatewayConnection, data: JSON) -> None:
         session = next(
-            (s for s in self.fake.sessions if s.session_id == data.get("session_id")), None
+            (s for s in self.state.sessions if s.session_id == data.get("session_id")), None
         )
         if (
-            self.fake.resume_policy != "resume"
+            self.state.resume_policy != "resume"
             or session is None
             or session.ended
             or data.get("token") != session.token
@@ -204,11 +204,11 @@ class GatewayEndpoint:
         for frame in session.replay_after(int(data.get("seq") or 0)):
             conn.send(frame)
         session.dispatch("RESUMED", {})
-        self.fake.notify()
+        self.state.notify()
 
     def _request_members(self, conn: GatewayConnection, data: JSON) -> None:
         session = conn.session
-        guild = self.fake.guilds.get(int(data.get("guild_id", 0)))
+        guild = self.state.guilds.get(int(data.get("guild_id", 0)))
         if session is None or guild is None:
             return
         members = list(guild.members.values())
