@@ -257,7 +257,7 @@ class SpiteBot(Host):
         self.service = GameService(self.storage, computer_id=self.computer_id, clock=self._clock,
                                    seed_source=self._seed_source, shards=self.config.shards,
                                    failures=self.failures)
-        self.service.listeners.append(self._on_game_change)
+        self.service.live.listeners.append(self._on_game_change)
         self._boards = BoardPublisher(self, self.config.board_delay)
         self.ledger = LedgerService(self.storage)
         self._history = HistoryService(self.storage)
@@ -362,7 +362,7 @@ class SpiteBot(Host):
     async def _open_thread(self, live: LiveGame, origin_message_id: int) -> str | None:
         """Open the game's thread; a note for its first board if it had to stay in the
         channel because Discord failed."""
-        settings = await self.service.settings(live.terms.guild_id)
+        settings = await self.service.inviting.settings(live.terms.guild_id)
         parent = self.get_channel(live.terms.channel_id)
         if not settings.use_threads or not isinstance(parent, discord.TextChannel):
             return None  # threads switched off, or challenged in a thread (or a DM) already
@@ -372,7 +372,7 @@ class SpiteBot(Host):
             ("Send Messages in Threads", allowed.send_messages_in_threads)) if not ok]
         if missing:
             if settings.thread_notice_at is None:
-                await self.service.update_settings(live.terms.guild_id,
+                await self.service.inviting.update_settings(live.terms.guild_id,
                                                    thread_notice_at=self.service.clock())
                 with contextlib.suppress(discord.HTTPException):
                     await parent.send(
@@ -383,14 +383,14 @@ class SpiteBot(Host):
                         "manager can also turn threads off with `/settings threads:False`.)",
                         allowed_mentions=discord.AllowedMentions.none())
             return None
-        rules = self.service.facts(live).rules.name
+        rules = self.service.live.facts(live).rules.name
         name = f"{' vs '.join(live.names)} · {rules}"[:100]
         try:
             # Bounded: discord.py tries a 5xx five times over 25 s, and the game waits.
             thread = await asyncio.wait_for(
                 parent.get_partial_message(origin_message_id).create_thread(
                     name=name, auto_archive_duration=10080), THREAD_TIMEOUT)
-            await self.service.set_thread(live, thread.id)
+            await self.service.playing.set_thread(live, thread.id)
         except (discord.HTTPException, TimeoutError, StorageError) as exc:
             live.thread_id = None
             self.failures.failed("thread", "game %s: couldn't open a thread (%s); the game is "
@@ -410,7 +410,7 @@ class SpiteBot(Host):
             if outcome.finished_result is not None:
                 note = "🏁 " + result_text(outcome.finished_result, live.names)
             if outcome.new_game:
-                number = self.service.facts(live).game_number
+                number = self.service.live.facts(live).game_number
                 note = (note or "") + f" Game {number} is dealt."
             for entry in outcome.entries:
                 if entry.amount_cents > 0:
@@ -441,10 +441,10 @@ class SpiteBot(Host):
                                  exc=None if retryable(exc) else exc)
 
     async def _announce_result(self, game_id: int) -> None:
-        live = await self.service.game(game_id)
+        live = await self.service.live.game(game_id)
         if not live.finished or live.result_message_id is not None:
             return
-        facts = self.service.facts(live)
+        facts = self.service.live.facts(live)
         money = None
         if len(live.players) > 2:
             money = await self._table_lines(live)
@@ -462,7 +462,7 @@ class SpiteBot(Host):
         message = await channel.send(
             text, view=result_controls(live.id), nonce=f"result:{live.id}",
             allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False))
-        await self.service.set_result_message(live, message.id)
+        await self.service.finishing.set_result_message(live, message.id)
         if live.thread_id is not None:
             with contextlib.suppress(discord.HTTPException):
                 thread = self.get_channel(live.thread_id) or await self.fetch_channel(
@@ -495,7 +495,7 @@ class SpiteBot(Host):
         guild, cur = live.terms.guild_id, live.terms.currency
         if not (live.terms.stake_cents or live.terms.per_card_cents):
             return None
-        winner = self.service.facts(live).winner
+        winner = self.service.live.facts(live).winner
         if winner is not None and live.players[winner] == self.computer_id:
             return "💸 The computer won: it plays for nothing, so nobody owes anything."
         entries = await self.storage.game_entries(guild, live.id)
@@ -515,7 +515,7 @@ class SpiteBot(Host):
 
     async def announce_results(self) -> None:
         """Announce every finished game's result not announced yet (one at a time each)."""
-        for game_id in await self.service.results_unannounced():
+        for game_id in await self.service.finishing.results_unannounced():
             name = f"result-{game_id}"
             if not any(t.get_name() == name and not t.done() for t in self._tasks):
                 self._background(self.announce_result(game_id), name)
@@ -538,7 +538,7 @@ class SpiteBot(Host):
         try:
             while True:
                 await asyncio.sleep(self.config.computer_delay)
-                outcome = await self.service.computer_step(game_id)
+                outcome = await self.service.playing.computer_step(game_id)
                 if outcome is None or outcome.turn_passed:
                     break
         except asyncio.CancelledError:
@@ -551,7 +551,7 @@ class SpiteBot(Host):
         finally:
             self._computer_tasks.pop(game_id, None)
         with contextlib.suppress(UserError, StorageError):  # tried again at the next round
-            live = await self.service.game(game_id)
+            live = await self.service.live.game(game_id)
             self._maybe_computer(live)  # the computer may be on turn again (e.g. a new game)
 
     # ------------------------------------------------------------------ housekeeping
@@ -598,7 +598,7 @@ class SpiteBot(Host):
     async def recover(self) -> None:
         """What a restart may have left behind: the computer's turns, boards that fell
         behind, results not announced, ratings of games finished before a crash."""
-        for live in await self.service.active_games():
+        for live in await self.service.live.active_games():
             self._maybe_computer(live)  # a restart must not leave the computer's turn hanging
         await self.repair_boards()
         await self.announce_results()
@@ -629,7 +629,8 @@ class SpiteBot(Host):
         """Draw again every board that doesn't show its game's saved version (a move saved just
         before a crash); a board whose turn has passed is posted anew, pinging the player on
         turn once. Returns how many were requested."""
-        behind = [g for g in await self.service.boards_behind() if not self.boards.is_due(g)]
+        behind = [g for g in await self.service.playing.boards_behind()
+                  if not self.boards.is_due(g)]
         for game_id in behind:
             self.boards.request(game_id)
         if behind:
@@ -641,10 +642,10 @@ class SpiteBot(Host):
         boards that fell behind, and let go of finished games kept in memory."""
         # A finished game goes once its last board is drawn, whatever other boards wait: with
         # 1,000 games some always do, and finished games stayed in memory for good.
-        self.service.forget_finished(keep=self.boards.is_due)
+        self.service.live.forget_finished(keep=self.boards.is_due)
         if not self.boards.busy:
             await self.repair_boards()
-        for row in await self.service.expire_due():
+        for row in await self.service.inviting.expire_due():
             if row.message_id is None:
                 continue
             with contextlib.suppress(discord.HTTPException):
@@ -655,7 +656,7 @@ class SpiteBot(Host):
                           else challenge_controls(row.id, disabled=True)),
                 )
         now = self.service.clock()
-        for live in await self.service.active_games():
+        for live in await self.service.live.active_games():
             if live.on_turn == self.computer_id:
                 self._maybe_computer(live)  # e.g. after a move that failed to save
                 continue
@@ -680,7 +681,7 @@ class SpiteBot(Host):
         channel = self.get_partial_messageable(live.board_channel_id)
         turn = int(live.turn_started_at)
         # Any other player still in the game may claim (rule 26); the computer never does.
-        seated = self.service.facts(live).seated
+        seated = self.service.live.facts(live).seated
         claimers = [live.players[s] for s in seated
                     if s != live.turn_seat and live.players[s] != self.computer_id]
         if (waited >= live.terms.claim_s and claimers
@@ -694,7 +695,7 @@ class SpiteBot(Host):
                 f"{waited / 3600:.0f} hours. You may claim {what}.", view=view,
                 nonce=f"c{live.id}:{turn}"[:25],
                 allowed_mentions=discord.AllowedMentions(users=True)), retry.REST_TIMEOUT)
-            await self.service.set_claim_offered(live)
+            await self.service.playing.set_claim_offered(live)
         elif waited >= live.terms.reminder_s and live.reminded_at is None:
             others = [live.names[s] for s in seated if s != live.turn_seat]
             await asyncio.wait_for(channel.send(
@@ -702,7 +703,7 @@ class SpiteBot(Host):
                 f"{', '.join(others)} (game #{live.id}).",
                 nonce=f"m{live.id}:{turn}"[:25],
                 allowed_mentions=discord.AllowedMentions(users=True)), retry.REST_TIMEOUT)
-            await self.service.set_reminded(live)
+            await self.service.playing.set_reminded(live)
 
 
 class ShardedSpiteBot(SpiteBot, commands.AutoShardedBot):

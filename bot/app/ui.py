@@ -39,11 +39,10 @@ from typing import Any
 import aiohttp
 import discord
 
-from bot.games.game_service import (
+from bot.games.live_game import (
     GameFacts,
     LiveGame,
     MoveOutcome,
-    UserError,
     moves_by_source,
     saved_here,
 )
@@ -63,6 +62,7 @@ from bot.pictures.text import (
     target_label,
 )
 from bot.storage import DatabaseUnavailable
+from bot.user_errors import UserError
 from engine import Move, View
 
 from . import custom_ids as ids
@@ -377,8 +377,8 @@ class ShowHandButton(
     async def act(self, interaction: Interaction) -> None:
         await think(interaction, private=True)
         bot = interaction.client
-        live = await bot.service.game(self.game_id)
-        bot.service.seat(live, interaction.user.id)
+        live = await bot.service.live.game(self.game_id)
+        bot.service.live.seat(live, interaction.user.id)
         await answer(interaction, private=True,
                      **await hand_payload(bot, live, interaction.user.id))
 
@@ -393,7 +393,7 @@ class ClaimButton(
 
     async def act(self, interaction: Interaction) -> None:
         await think(interaction, private=True)
-        outcome = await interaction.client.service.claim(self.game_id, interaction.user.id)
+        outcome = await interaction.client.service.playing.claim(self.game_id, interaction.user.id)
         if outcome.match_over or len(outcome.game.players) == 2:
             text = "You claimed the game."
         else:
@@ -469,8 +469,8 @@ class SourceSelect(
         await interaction.response.defer()
         bot = interaction.client
         values = self.item.values
-        live = await bot.service.game(self.game_id)
-        bot.service.seat(live, interaction.user.id)
+        live = await bot.service.live.game(self.game_id)
+        bot.service.live.seat(live, interaction.user.id)
         if not values:
             raise UserError("Choose a card from the menu.")
         stale = self.version != live.version
@@ -510,13 +510,13 @@ class MoveButton(
         bot = interaction.client
         user = interaction.user.id
         try:
-            outcome = await bot.service.play(
+            outcome = await bot.service.playing.play(
                 self.game_id, user, self.move, expected_version=self.version
             )
         except UserError as exc:
             # Refresh the hand so the player sees the position that made the move illegal.
             try:
-                live = await bot.service.game(self.game_id)
+                live = await bot.service.live.game(self.game_id)
             except UserError:
                 raise exc from None
             if live.terms.seat_of(user) is None:
@@ -538,8 +538,8 @@ class BackButton(
     async def act(self, interaction: Interaction) -> None:
         await interaction.response.defer()
         bot = interaction.client
-        live = await bot.service.game(self.game_id)
-        bot.service.seat(live, interaction.user.id)
+        live = await bot.service.live.game(self.game_id)
+        bot.service.live.seat(live, interaction.user.id)
         payload = await hand_payload(bot, live, interaction.user.id)
         await interaction.edit_original_response(**_as_edit(payload))
 
@@ -554,7 +554,7 @@ class ResignButton(
 
     async def act(self, interaction: Interaction) -> None:
         await interaction.response.defer()
-        await interaction.client.service.resign(self.game_id, interaction.user.id)
+        await interaction.client.service.playing.resign(self.game_id, interaction.user.id)
         await interaction.edit_original_response(content="You resigned the game.", view=None)
 
 
@@ -628,7 +628,7 @@ async def hand_payload(
     """The private hand message: image, text and the controls to move. The picture is drawn
     once per game, version and seat (clicks that show the same hand again reuse it); with
     ``picture=False`` there is none, for an edit of a message that shows it already."""
-    facts = bot.service.facts(live, user_id)  # the user's view, never the game itself
+    facts = bot.service.live.facts(live, user_id)  # the user's view, never the game itself
     view = facts.view
     lines = [note] if note else []
     lines.append(hand_text(view))

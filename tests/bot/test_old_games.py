@@ -77,17 +77,17 @@ async def test_old_games_play_on(tmp_path: Path) -> None:
     storage = await Storage.open(_copy(tmp_path))
     service = GameService(storage, computer_id=BOT, clock=Clock(1_700_000_100.0))
     try:
-        live = await service.game(3)  # a game of people, 120 moves in
+        live = await service.live.game(3)  # a game of people, 120 moves in
         assert live.players == (ANN, BOB) and not live.finished
         for _ in range(30):
             user = live.on_turn
             move = live.match.game.legal_moves()[0]
-            await service.play(live.id, user, move.text)
-        computer = await service.game(4)
+            await service.playing.play(live.id, user, move.text)
+        computer = await service.live.game(4)
         while computer.on_turn == BOT and not computer.finished:
-            await service.computer_step(computer.id)
+            await service.playing.computer_step(computer.id)
         move = computer.match.game.legal_moves()[0]
-        await service.play(computer.id, ANN, move.text)
+        await service.playing.play(computer.id, ANN, move.text)
         # What was saved loads again as it is in memory.
         for game in (live, computer):
             row = await storage.get_game(game.id)
@@ -96,7 +96,7 @@ async def test_old_games_play_on(tmp_path: Path) -> None:
         # The open challenge from before is still open and can be accepted.
         challenges = await storage.open_challenges()
         assert len(challenges) == 1 and challenges[0].seats == 2 and not challenges[0].group
-        _, started = await service.accept(challenges[0].id, ANN)
+        _, started = await service.inviting.accept(challenges[0].id, ANN)
         assert started.players == (BOB, ANN)
     finally:
         await storage.close()

@@ -21,7 +21,7 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from bot.games.game_service import ChallengeExpired, LiveGame, UserError, parse_target_token
+from bot.games.live_game import ChallengeExpired, LiveGame, parse_target_token
 from bot.money.amounts import AmountError, format_amount, parse_amount
 from bot.pictures.text import (
     EXPIRED,
@@ -34,6 +34,7 @@ from bot.pictures.text import (
     target_label,
 )
 from bot.storage import ChallengeRow, DatabaseUnavailable, GuildSettings
+from bot.user_errors import UserError
 from engine import RuleSet, View
 
 from ..host import Host, Interaction
@@ -176,14 +177,14 @@ class GamesCog(commands.Cog):
         level = _one_of(level, LEVELS, "level")
         await think(interaction, private=False)
         me = interaction.user
-        settings = await self.service.settings(interaction.guild_id)
+        settings = await self.service.inviting.settings(interaction.guild_id)
         rule_name = rules or settings.default_rules
         others = [m for m in (opponent, opponent2, opponent3) if m is not None]
         if len(others) > 1:
             people = [m for m in others if m.id != self.bot.computer_id]
             stakes = self.bot.ledger.stakes(settings, rule_name, stake, per_card) \
                 if people else (0, 0)
-            group = await self.service.challenge_group(
+            group = await self.service.inviting.invite(
                 guild_id=interaction.guild_id, channel_id=interaction.channel_id,
                 host=(me.id, me.display_name),
                 invited=[(m.id, m.display_name, m.bot) for m in others], rules_name=rules,
@@ -194,7 +195,7 @@ class GamesCog(commands.Cog):
             stakes = (0, 0)
         else:
             stakes = self.bot.ledger.stakes(settings, rule_name, stake, per_card)
-        result = await self.service.challenge(
+        result = await self.service.inviting.challenge(
             guild_id=interaction.guild_id,
             channel_id=interaction.channel_id,
             challenger_id=me.id,
@@ -214,7 +215,7 @@ class GamesCog(commands.Cog):
         """Answer a (re)challenge: the challenge with its buttons, or a computer game begun."""
         me = interaction.user
         if isinstance(result, LiveGame):
-            facts = self.service.facts(result)
+            facts = self.service.live.facts(result)
             message = await answer(
                 interaction, private=False,
                 content=f"{me.mention} is playing against the computer "
@@ -236,7 +237,7 @@ class GamesCog(commands.Cog):
                       else challenge_controls(row.id)),
                 allowed_mentions=discord.AllowedMentions(
                     users=[discord.Object(u) for u in waiting]))
-            await self.service.set_challenge_message(row.id, message.id)
+            await self.service.inviting.set_challenge_message(row.id, message.id)
             return
         embed = discord.Embed(
             title="A challenge!",
@@ -250,17 +251,17 @@ class GamesCog(commands.Cog):
             content=f"<@{row.opponent_id}>", embed=embed, view=challenge_controls(row.id),
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(row.opponent_id)]),
         )
-        await self.service.set_challenge_message(row.id, message.id)
+        await self.service.inviting.set_challenge_message(row.id, message.id)
 
     async def on_rematch(self, interaction: Interaction, game_id: int) -> None:
         """Rematch on a result: the same terms to the same opponent, as a new challenge."""
         await think(interaction, private=False)
-        live = await self.service.game(game_id)
-        seat = self.service.seat(live, interaction.user.id)
+        live = await self.service.live.game(game_id)
+        seat = self.service.live.seat(live, interaction.user.id)
         names = (live.names[seat], live.names[1 - seat]) if len(live.names) == 2 else \
             (live.names[seat], "")
-        result = await self.service.rematch(game_id, interaction.user.id, names)
-        settings = await self.service.settings(live.terms.guild_id)
+        result = await self.service.finishing.rematch(game_id, interaction.user.id, names)
+        settings = await self.service.inviting.settings(live.terms.guild_id)
         await self._post_challenge(interaction, result, settings.points_only)
 
     async def on_challenge_button(
@@ -271,19 +272,19 @@ class GamesCog(commands.Cog):
         user = interaction.user.id
         live: LiveGame | None = None
         try:
-            if (await self.service.get_challenge(challenge_id)).group:
+            if (await self.service.inviting.get_challenge(challenge_id)).group:
                 await self._group_button(interaction, challenge_id, action)
                 return
             if action == "accept":
-                row, live = await self.service.accept(challenge_id, user)
+                row, live = await self.service.inviting.accept(challenge_id, user)
                 text = f"✅ <@{row.opponent_id}> accepted: game on! The board is below."
                 status = "**Accepted.**"
             elif action == "decline":
-                row = await self.service.decline(challenge_id, user)
+                row = await self.service.inviting.decline(challenge_id, user)
                 text = f"<@{row.opponent_id}> declined the challenge."
                 status = "**Declined.**"
             else:
-                row = await self.service.cancel(challenge_id, user)
+                row = await self.service.inviting.cancel(challenge_id, user)
                 text = f"<@{row.challenger_id}> withdrew the challenge."
                 status = "**Withdrawn.**"
         except ChallengeExpired:
@@ -361,7 +362,7 @@ class GamesCog(commands.Cog):
         shows that)."""
         if live is not None:
             return row
-        latest = await self.service.get_challenge(row.id)
+        latest = await self.service.inviting.get_challenge(row.id)
         return None if latest.status == "accepted" else latest
 
     async def _group_button(self, interaction: Interaction, challenge_id: int, action: str
@@ -372,13 +373,13 @@ class GamesCog(commands.Cog):
         controls = challenge_controls(challenge_id)
         try:
             if action == "accept":
-                row, live = await self.service.accept_seat(challenge_id, user)
+                row, live = await self.service.inviting.accept_seat(challenge_id, user)
                 text = f"<@{user}> accepted." if live is None else None
             elif action == "decline":
-                row = await self.service.decline(challenge_id, user)
+                row = await self.service.inviting.decline(challenge_id, user)
                 text = f"<@{user}> declined: the challenge is off."
             else:
-                row = await self.service.cancel(challenge_id, user)
+                row = await self.service.inviting.cancel(challenge_id, user)
                 text = f"<@{row.challenger_id}> withdrew the challenge."
         except ChallengeExpired:
             await interaction.edit_original_response(
@@ -427,10 +428,10 @@ class GamesCog(commands.Cog):
         _within(seats, 2, 4, "number of seats")
         await think(interaction, private=False)
         me = interaction.user
-        settings = await self.service.settings(interaction.guild_id)
+        settings = await self.service.inviting.settings(interaction.guild_id)
         stakes = self.bot.ledger.stakes(settings, rules or settings.default_rules, stake,
                                         per_card)
-        row = await self.service.open_table(
+        row = await self.service.inviting.open_table(
             guild_id=interaction.guild_id, channel_id=interaction.channel_id,
             host=(me.id, me.display_name), seats=seats, rules_name=rules, stakes=stakes,
             target=target)
@@ -442,7 +443,7 @@ class GamesCog(commands.Cog):
         user = interaction.user
         if action == "computer":
             await think(interaction, private=True)  # answer first: the table is read next
-            row = await self.service.get_challenge(table_id)
+            row = await self.service.inviting.get_challenge(table_id)
             if user.id != row.challenger_id:
                 raise UserError("Only the host of the table can add the computer.")
             if row.status != "open":
@@ -456,11 +457,12 @@ class GamesCog(commands.Cog):
         live: LiveGame | None = None
         try:
             if action == "join":
-                row, live = await self.service.join_table(table_id, user.id, user.display_name)
+                row, live = await self.service.inviting.join_table(table_id, user.id,
+                                                                   user.display_name)
             elif action == "leave":
-                row = await self.service.leave_table(table_id, user.id)
+                row = await self.service.inviting.leave_table(table_id, user.id)
             else:
-                row, live = await self.service.start_table(table_id, user.id)
+                row, live = await self.service.inviting.start_table(table_id, user.id)
         except ChallengeExpired:
             await interaction.edit_original_response(
                 content=EXPIRED, embed=None, view=table_controls(table_id, disabled=True))
@@ -473,7 +475,7 @@ class GamesCog(commands.Cog):
         """The host chose the computer's level (on his private menu): it sits down."""
         await interaction.response.defer()
         level = _one_of(level, LEVELS, "level") or "normal"
-        row, live = await self.service.add_computer(table_id, interaction.user.id, level)
+        row, live = await self.service.inviting.add_computer(table_id, interaction.user.id, level)
         await interaction.edit_original_response(
             content=f"The computer ({level}) has taken a seat.", view=None)
         if row.message_id is None:
@@ -509,7 +511,7 @@ class GamesCog(commands.Cog):
 
     async def _game(self, interaction: Interaction, game: int | None) -> LiveGame:
         assert interaction.channel_id is not None
-        return await self.service.find_game(interaction.user.id, interaction.channel_id, game,
+        return await self.service.live.find_game(interaction.user.id, interaction.channel_id, game,
                                             guild_id=interaction.guild_id)
 
     @app_commands.command(name="hand", description="See your hand privately, and move from it.")
@@ -538,11 +540,12 @@ class GamesCog(commands.Cog):
         live = await self._game(interaction, game)
         if card.strip().lower() == PASS_TOKEN:
             # The autocomplete hint (or a typed "pass"): passing has its own command.
-            can_move = self.service.legal_sources(live, interaction.user.id)
+            can_move = self.service.playing.legal_sources(live, interaction.user.id)
             raise UserError("To end your turn without discarding, use /pass." if can_move
                             else PASS_HINT)
-        target = parse_target_token(to, self.service.facts(live).rules.centre_stacks)
-        outcome = await self.service.play(live.id, interaction.user.id, f"{card.strip()}>{target}")
+        target = parse_target_token(to, self.service.live.facts(live).rules.centre_stacks)
+        outcome = await self.service.playing.play(live.id, interaction.user.id,
+                                                  f"{card.strip()}>{target}")
         note = f"✅ {outcome.game.last_moves[-1]}" if outcome.game.last_moves else "✅ Done."
         await answer(interaction, private=True,
                      **await hand_payload(self.bot, outcome.game, interaction.user.id, note=note))
@@ -552,9 +555,9 @@ class GamesCog(commands.Cog):
         live = await self._autocomplete_game(interaction)
         if live is None:
             return []
-        view = self.service.view(live, interaction.user.id)
+        view = self.service.live.view(live, interaction.user.id)
         out = []
-        for move in self.service.legal_sources(live, interaction.user.id):
+        for move in self.service.playing.legal_sources(live, interaction.user.id):
             token = move.source_token
             name = source_label(move, view)
             if current.strip().lower() in (token.lower() + " " + name.lower()):
@@ -569,11 +572,11 @@ class GamesCog(commands.Cog):
         if live is None:
             return []
         source = str(getattr(interaction.namespace, "card", "") or "")
-        view = self.service.view(live, interaction.user.id)
+        view = self.service.live.view(live, interaction.user.id)
         if source.strip().lower() == PASS_TOKEN and _only_pass(view):
             return [Choice(name=PASS_HINT, value=PASS_TOKEN)]
         out = []
-        for move in self.service.legal_targets(live, interaction.user.id, source):
+        for move in self.service.playing.legal_targets(live, interaction.user.id, source):
             name = target_label(move, view)
             if current.strip().lower() in (move.target_token.lower() + " " + name.lower()):
                 out.append(Choice(name=name[:100], value=move.target_token))
@@ -593,7 +596,7 @@ class GamesCog(commands.Cog):
     async def pass_(self, interaction: Interaction, game: int | None = None) -> None:
         await think(interaction, private=True)
         live = await self._game(interaction, game)
-        outcome = await self.service.play(live.id, interaction.user.id, "pass")
+        outcome = await self.service.playing.play(live.id, interaction.user.id, "pass")
         await answer(interaction, private=True,
                      **await hand_payload(self.bot, outcome.game, interaction.user.id,
                                           note="✅ You passed."))
@@ -608,7 +611,7 @@ class GamesCog(commands.Cog):
             raise UserError("This game is over.")
         view = Controls()
         view.add_item(ResignButton(live.id))
-        seat = self.service.seat(live, interaction.user.id)
+        seat = self.service.live.seat(live, interaction.user.id)
         if len(live.names) == 2:
             content = (f"Really give up your game against {live.names[1 - seat]}? This can't "
                        "be undone.")
@@ -651,7 +654,7 @@ class GamesCog(commands.Cog):
         assert interaction.guild_id is not None
         await think(interaction, private=True)
         me = interaction.user.id
-        games = await self.service.user_games(me, interaction.guild_id)
+        games = await self.service.live.user_games(me, interaction.guild_id)
         if not games:
             await answer(interaction, private=True,
                          content="You have no open games. Start one with `/challenge`.")
@@ -664,7 +667,7 @@ class GamesCog(commands.Cog):
             where = (f"https://discord.com/channels/{live.terms.guild_id}/{live.board_channel_id}/"
                      f"{live.board_message_id}" if live.board_message_id
                      else f"<#{live.board_channel_id}>")
-            rules = self.service.facts(live).rules.name
+            rules = self.service.live.facts(live).rules.name
             others = ", ".join(n for s, n in enumerate(live.names) if s != seat)
             lines.append(f"**#{live.id}** {rules} vs {others} · "
                          f"{turn} · {where}")
@@ -679,7 +682,7 @@ class GamesCog(commands.Cog):
         name = _one_of(rules, RULE_NAMES, "rule set")
         if name is None and interaction.guild_id:
             await think(interaction, private=True)
-            name = (await self.service.settings(interaction.guild_id)).default_rules
+            name = (await self.service.inviting.settings(interaction.guild_id)).default_rules
             await answer(interaction, private=True, content=rules_text(name))
             return
         await interaction.response.send_message(rules_text(name or "kings"), ephemeral=True)
@@ -768,16 +771,16 @@ class GamesCog(commands.Cog):
             if not interaction.permissions.manage_guild:
                 raise UserError("Only members with the Manage Server permission can change the "
                                 "settings. Anyone may look: run `/settings` with no options.")
-            current = await self.service.settings(interaction.guild_id)
+            current = await self.service.inviting.settings(interaction.guild_id)
             reminder = changes.get("reminder_s", current.reminder_s)
             claim = changes.get("claim_s", current.claim_s)
             if claim <= reminder:
                 raise UserError("The claim time must be longer than the reminder time. "
                                 "Nothing was changed.")
-            settings = await self.service.update_settings(interaction.guild_id, **changes)
+            settings = await self.service.inviting.update_settings(interaction.guild_id, **changes)
             head = "Settings changed (games already going keep theirs):"
         else:
-            settings = await self.service.settings(interaction.guild_id)
+            settings = await self.service.inviting.settings(interaction.guild_id)
             head = "This server's settings:"
         await answer(interaction, private=True, content=f"{head}\n{_settings_text(settings)}")
 
