@@ -14,7 +14,7 @@ import logging
 import signal
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import discord
 import yarl
@@ -43,6 +43,8 @@ from bot.storage import ShardInUse, Storage, StorageError
 from . import retry
 from .board import BoardPublisher
 from .host import Host, Interaction
+from .invitations import DYNAMIC_ITEMS as INVITATION_ITEMS
+from .invitations import challenge_controls, result_controls, table_controls
 from .options import misread_option
 from .retry import describe, retryable, with_retries
 from .ui import (
@@ -50,15 +52,9 @@ from .ui import (
     ClaimButton,
     Controls,
     answer_unclaimed,
-    challenge_controls,
     failure_reply,
     reply_error,
-    result_controls,
-    table_controls,
 )
-
-if TYPE_CHECKING:
-    from .cogs.game_commands import GamesCog
 
 __all__ = ["ShardedSpiteBot", "SpiteBot", "SpiteTree", "apply_endpoints", "new_bot", "run"]
 
@@ -238,11 +234,6 @@ class SpiteBot(Host):
         """Finished games: ``/history`` and ``/replay``."""
         return self._history
 
-    @property
-    def games_cog(self) -> GamesCog:
-        """The cog that handles challenges (the buttons call into it)."""
-        return cast("GamesCog", self.get_cog("GamesCog"))
-
     async def setup_hook(self) -> None:
         from .cogs.game_commands import GamesCog
         from .cogs.history_commands import DYNAMIC_ITEMS as HISTORY_ITEMS
@@ -261,7 +252,7 @@ class SpiteBot(Host):
         self._boards = BoardPublisher(self, self.config.board_delay)
         self.ledger = LedgerService(self.storage)
         self._history = HistoryService(self.storage)
-        self._dynamic_items = (*DYNAMIC_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS)
+        self._dynamic_items = (*DYNAMIC_ITEMS, *INVITATION_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS)
         self.add_dynamic_items(*self._dynamic_items)
         await self.add_cog(GamesCog(self))
         await self.add_cog(MoneyCog(self))

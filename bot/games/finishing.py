@@ -44,6 +44,10 @@ class Resignation:
     stake_cents: int
     per_card_cents: int
     currency: str
+    owed_if_lost: int | None = None
+    """At a table of three or four that plays on, in cents: what the leaver will owe the winner
+    when it is known now (a one-game match: his margin is his pay-off count as he leaves, rule
+    26); ``None`` in a match to a target (his margin is the winner's lead then, rule 28)."""
 
 
 class Finishing:
@@ -74,17 +78,20 @@ class Finishing:
             raise UserError("This game is over.")
         if seat not in live.match.seated:
             raise UserError("You have already left this game.")
+        payoff_left = len(live.match.game.payoffs[seat])
         match = Match.from_dict(live.match.to_dict())
         match.resign(seat)
         over = match.is_over
         terms = live.terms
+        owed = (terms.stake_cents + terms.per_card_cents * payoff_left
+                if not over and match.target is None else None)
         return Resignation(
             seat=seat, match_over=over, winner=match.winner if over else None,
             scores=tuple(match.scores), target=match.target,
             playing_on=() if over else match.seated,
             entries=game_entries(live, match, self.games.computer_id) if over else (),
             stake_cents=terms.stake_cents, per_card_cents=terms.per_card_cents,
-            currency=terms.currency)
+            currency=terms.currency, owed_if_lost=owed)
 
     async def set_result_message(self, live: LiveGame, message_id: int) -> None:
         """The result was announced (so it is announced once, across restarts)."""
