@@ -364,7 +364,7 @@ class SpiteBot(Host):
         if missing:
             if settings.thread_notice_at is None:
                 await self.service.inviting.update_settings(live.terms.guild_id,
-                                                   thread_notice_at=self.service.clock())
+                                                            thread_notice_at=self.service.clock())
                 with contextlib.suppress(discord.HTTPException):
                     await parent.send(
                         "ℹ️ Games are played right here for now. If I had the "

@@ -45,8 +45,8 @@ async def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 async def _game(service: GameService, channel: int = 10) -> LiveGame:
     row = await service.inviting.challenge(guild_id=1, channel_id=channel, challenger_id=ANN,
-                                  opponent_id=BOB, opponent_is_bot=False, rules_name="kings",
-                                  names=("Ann", "Bob"))
+                                           opponent_id=BOB, opponent_is_bot=False,
+                                           rules_name="kings", names=("Ann", "Bob"))
     assert not isinstance(row, LiveGame)
     return (await service.inviting.accept(row.id, BOB))[1]
 

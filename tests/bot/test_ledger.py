@@ -34,8 +34,8 @@ async def env(database: str):
 async def staked_game(games: GameService, a: int, b: int, *, rules: str = "classic",
                       stake: int = 50, per_card: int = 5, target: int | None = None) -> LiveGame:
     row = await games.inviting.challenge(guild_id=G, channel_id=10, challenger_id=a, opponent_id=b,
-                                opponent_is_bot=False, rules_name=rules, names=("A", "B"),
-                                stakes=(stake, per_card), target=target)
+                                         opponent_is_bot=False, rules_name=rules, names=("A", "B"),
+                                         stakes=(stake, per_card), target=target)
     assert not isinstance(row, LiveGame)
     _, live = await games.inviting.accept(row.id, b)
     return live
@@ -255,14 +255,14 @@ async def test_computer_games_stay_out_of_the_ledger(env) -> None:
     games, _, _ = env
     live = await games.inviting.challenge(guild_id=G, channel_id=10, challenger_id=ANN,
                                           opponent_id=BOT,
-                                 opponent_is_bot=True, rules_name="kings")
+                                          opponent_is_bot=True, rules_name="kings")
     assert isinstance(live, LiveGame)
     await games.playing.resign(live.id, ANN)
     assert await games.storage.game_entry(G, live.id) is None
     with pytest.raises(UserError, match="doesn't play for money"):
         await games.inviting.challenge(guild_id=G, channel_id=11, challenger_id=ANN,
                                        opponent_id=BOT,
-                              opponent_is_bot=True, rules_name="kings", stakes=(100, 0))
+                                       opponent_is_bot=True, rules_name="kings", stakes=(100, 0))
 
 
 async def test_summaries_rebuild_to_the_same_values(env) -> None:

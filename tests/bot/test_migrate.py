@@ -23,8 +23,8 @@ G = 1
 async def _game(games: GameService, a: int, b: int, rules: str = "classic",
                 stake: int = 100, target: int | None = None) -> LiveGame:
     row = await games.inviting.challenge(guild_id=G, channel_id=10, challenger_id=a, opponent_id=b,
-                                opponent_is_bot=False, rules_name=rules, names=("A", "B"),
-                                stakes=(stake, 5), target=target)
+                                         opponent_is_bot=False, rules_name=rules, names=("A", "B"),
+                                         stakes=(stake, 5), target=target)
     assert not isinstance(row, LiveGame)
     _, live = await games.inviting.accept(row.id, b)
     return live
@@ -178,8 +178,8 @@ async def test_tables_of_three_and_four_move_too(tmp_path: Path, postgres_url: s
         for seated in ((ANN, BOB, CAROL), (BOB, CAROL, ANN, 404)):
             table = await games.inviting.open_table(guild_id=G, channel_id=10, host=(seated[0],
                                                                                      "H"),
-                                           seats=len(seated), rules_name="classic",
-                                           stakes=(100, 5))
+                                                    seats=len(seated), rules_name="classic",
+                                                    stakes=(100, 5))
             live = None
             for user in seated[1:]:
                 _, live = await games.inviting.join_table(table.id, user, f"P{user}")

@@ -82,9 +82,9 @@ async def test_games_reload_exactly_at_random_moments(tmp_path: Path) -> None:
         for n, plan in enumerate(PLANS):
             a, b = 100 + 2 * n, 101 + 2 * n
             row = await service.inviting.challenge(guild_id=1, channel_id=10 + n, challenger_id=a,
-                                          opponent_id=b, opponent_is_bot=False,
-                                          rules_name=plan.rules, names=("Ann", "Bob"),
-                                          target=plan.target)
+                                                   opponent_id=b, opponent_is_bot=False,
+                                                   rules_name=plan.rules, names=("Ann", "Bob"),
+                                                   target=plan.target)
             assert not isinstance(row, LiveGame)
             _, live = await service.inviting.accept(row.id, b)
             plan.game_id, plan.players = live.id, (a, b)

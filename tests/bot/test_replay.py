@@ -264,8 +264,8 @@ async def services(tmp_path: Path) -> Any:
 
 async def _start(service: Any, rules: str) -> Any:
     row = await service.inviting.challenge(guild_id=1, channel_id=10, challenger_id=ANN,
-                                  opponent_id=BOB, opponent_is_bot=False, rules_name=rules,
-                                  names=("Ann", "Bob"))
+                                           opponent_id=BOB, opponent_is_bot=False, rules_name=rules,
+                                           names=("Ann", "Bob"))
     assert not isinstance(row, LiveGame)
     _, live = await service.inviting.accept(row.id, BOB)
     return live

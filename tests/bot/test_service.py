@@ -26,7 +26,8 @@ async def env(database: str):
 async def _challenge(service: GameService, rules: str = "kings") -> LiveGame:
     row = await service.inviting.challenge(guild_id=1, channel_id=10, challenger_id=ANN,
                                            opponent_id=BOB,
-                                  opponent_is_bot=False, rules_name=rules, names=("Ann", "Bob"))
+                                           opponent_is_bot=False, rules_name=rules, names=("Ann",
+                                                                                           "Bob"))
     assert not isinstance(row, LiveGame)
     _, live = await service.inviting.accept(row.id, BOB)
     return live
@@ -37,18 +38,18 @@ async def test_challenge_rules(env) -> None:
     with pytest.raises(UserError, match="yourself"):
         await service.inviting.challenge(guild_id=1, channel_id=10, challenger_id=ANN,
                                          opponent_id=ANN,
-                                opponent_is_bot=False, rules_name=None)
+                                         opponent_is_bot=False, rules_name=None)
     with pytest.raises(UserError, match="Other bots"):
         await service.inviting.challenge(guild_id=1, channel_id=10, challenger_id=ANN,
                                          opponent_id=5,
-                                opponent_is_bot=True, rules_name=None)
+                                         opponent_is_bot=True, rules_name=None)
     row = await service.inviting.challenge(guild_id=1, channel_id=10, challenger_id=ANN,
                                            opponent_id=BOB,
-                                  opponent_is_bot=False, rules_name=None)
+                                           opponent_is_bot=False, rules_name=None)
     with pytest.raises(UserError, match="already an open challenge"):
         await service.inviting.challenge(guild_id=1, channel_id=10, challenger_id=BOB,
                                          opponent_id=ANN,
-                                opponent_is_bot=False, rules_name=None)
+                                         opponent_is_bot=False, rules_name=None)
     with pytest.raises(UserError, match="Only the challenged player"):
         await service.inviting.accept(row.id, ANN)
     with pytest.raises(UserError, match="Only the challenger"):
@@ -70,7 +71,7 @@ async def test_expire_due(env) -> None:
     service, clock, _ = env
     row = await service.inviting.challenge(guild_id=1, channel_id=10, challenger_id=ANN,
                                            opponent_id=BOB,
-                                  opponent_is_bot=False, rules_name=None)
+                                           opponent_is_bot=False, rules_name=None)
     assert await service.inviting.expire_due() == []
     clock.now += 1000
     expired = await service.inviting.expire_due()
@@ -194,7 +195,8 @@ async def test_an_accepted_challenge_is_never_called_unchanged(env, monkeypatch)
     service, _, _ = env
     row = await service.inviting.challenge(guild_id=1, channel_id=10, challenger_id=ANN,
                                            opponent_id=BOB,
-                                  opponent_is_bot=False, rules_name="kings", names=("Ann", "Bob"))
+                                           opponent_is_bot=False, rules_name="kings", names=("Ann",
+                                                                                             "Bob"))
 
     async def away(*args, **kwargs):
         raise DatabaseUnavailable("the database server is not answering")
@@ -212,7 +214,7 @@ async def test_computer_game_plays_itself_legally(env) -> None:
     service, _, _ = env
     live = await service.inviting.challenge(guild_id=1, channel_id=10, challenger_id=ANN,
                                             opponent_id=BOT,
-                                   opponent_is_bot=True, rules_name="classic")
+                                            opponent_is_bot=True, rules_name="classic")
     assert isinstance(live, LiveGame) and live.terms.vs_computer
     for _ in range(3000):
         if live.finished:
@@ -272,12 +274,12 @@ async def test_a_players_game_is_found_among_many_in_memory(env) -> None:
     # Games of other players in the same channel, and Ann's own in other channels.
     for n in range(6):
         row = await service.inviting.challenge(guild_id=1, channel_id=10, challenger_id=1000 + n,
-                                      opponent_id=2000 + n, opponent_is_bot=False,
-                                      rules_name="kings")
+                                               opponent_id=2000 + n, opponent_is_bot=False,
+                                               rules_name="kings")
         await service.inviting.accept(row.id, 2000 + n)
     elsewhere = await service.inviting.challenge(guild_id=1, channel_id=11, challenger_id=ANN,
-                                        opponent_id=CAROL, opponent_is_bot=False,
-                                        rules_name="kings")
+                                                 opponent_id=CAROL, opponent_is_bot=False,
+                                                 rules_name="kings")
     _, other = await service.inviting.accept(elsewhere.id, CAROL)
     first = await _challenge(service)
     await service.live.active_games()  # from now on lookups are answered from memory

@@ -32,9 +32,9 @@ async def pair(database: str) -> AsyncIterator[tuple[GameService, GameService, C
 
 async def _game(service: GameService, guild_id: int) -> LiveGame:
     row = await service.inviting.challenge(guild_id=guild_id, channel_id=guild_id + 1,
-                                           challenger_id=ANN,
-                                  opponent_id=BOB, opponent_is_bot=False, rules_name="kings",
-                                  names=("Ann", "Bob"))
+                                           challenger_id=ANN, opponent_id=BOB,
+                                           opponent_is_bot=False, rules_name="kings",
+                                           names=("Ann", "Bob"))
     assert not isinstance(row, LiveGame)
     _, live = await service.inviting.accept(row.id, BOB)
     return live
@@ -69,8 +69,8 @@ async def test_a_game_of_another_shard_is_not_played_here(pair) -> None:
 async def test_each_shard_expires_the_challenges_of_its_servers(pair) -> None:
     shard0, shard1, clock = pair
     rows = [await shard0.inviting.challenge(guild_id=g, channel_id=g + 1, challenger_id=ANN,
-                                   opponent_id=BOB, opponent_is_bot=False, rules_name=None,
-                                   names=("Ann", "Bob")) for g in GUILDS]
+                                            opponent_id=BOB, opponent_is_bot=False, rules_name=None,
+                                            names=("Ann", "Bob")) for g in GUILDS]
     assert not any(isinstance(r, LiveGame) for r in rows)
     clock.now += 30 * 24 * 3600
     assert [r.guild_id for r in await shard0.inviting.expire_due()] == [GUILDS[1]]

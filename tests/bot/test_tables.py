@@ -109,7 +109,7 @@ async def test_a_decline_by_anyone_cancels_and_expiry(env) -> None:
 async def test_an_open_table_join_leave_start(env) -> None:
     service, _, _ = env
     table = await service.inviting.open_table(guild_id=G, channel_id=CH, host=(ANN, "Ann"), seats=4,
-                                     rules_name="classic")
+                                              rules_name="classic")
     assert table.kind == "table" and [s.user_id for s in table.seated] == [ANN]
     with pytest.raises(UserError, match="at least two"):
         await service.inviting.start_table(table.id, ANN)
@@ -134,20 +134,20 @@ async def test_an_open_table_join_leave_start(env) -> None:
         await service.inviting.join_table(table.id, DAN, "Dan")
     # The host may start with fewer seated.
     table = await service.inviting.open_table(guild_id=G, channel_id=CH, host=(DAN, "Dan"), seats=3,
-                                     rules_name="kings")
+                                              rules_name="kings")
     await service.inviting.join_table(table.id, EVE, "Eve")
     _, live = await service.inviting.start_table(table.id, DAN)
     assert live.players == (DAN, EVE) and live.match.players == 2
     # The host leaving closes his table.
     table = await service.inviting.open_table(guild_id=G, channel_id=CH, host=(DAN, "Dan"), seats=3,
-                                     rules_name="kings")
+                                              rules_name="kings")
     assert (await service.inviting.leave_table(table.id, DAN)).status == "cancelled"
 
 
 async def test_five_people_joining_the_last_seat_at_once_seat_one(env) -> None:
     service, _, _ = env
     table = await service.inviting.open_table(guild_id=G, channel_id=CH, host=(ANN, "Ann"), seats=3,
-                                     rules_name="kings")
+                                              rules_name="kings")
     await service.inviting.join_table(table.id, BOB, "Bob")
     # Straight at the storage, so no lock of the service orders them: the database must.
     storage = service.storage
@@ -160,7 +160,7 @@ async def test_five_people_joining_the_last_seat_at_once_seat_one(env) -> None:
     assert row.seated[2].user_id == winner
     # The same person clicking twice at once sits once.
     table = await service.inviting.open_table(guild_id=G, channel_id=CH, host=(ANN, "Ann"), seats=4,
-                                     rules_name="kings")
+                                              rules_name="kings")
     said = await asyncio.gather(*(storage.join_table(table.id, BOB, "Bob") for _ in range(4)))
     assert sorted(said) == ["joined"] + ["seated"] * 3
     row = await storage.get_challenge(table.id)
@@ -324,8 +324,20 @@ async def test_rematch_offers_the_same_table(env) -> None:
 async def test_a_two_seat_table_is_todays_game(env) -> None:
     service, _, _ = env
     table = await service.inviting.open_table(guild_id=G, channel_id=CH, host=(ANN, "Ann"), seats=2,
-                                     rules_name="kings")
+                                              rules_name="kings")
     _, live = await service.inviting.join_table(table.id, BOB, "Bob")
     assert live is not None and live.players == (ANN, BOB)
     seed = live.match.seed
     assert live.match.to_dict() == Match.new(live.match.rules, seed)[0].to_dict()
+
+
+async def test_the_limits_of_a_table_are_the_engines_checked_where_it_is_made(env) -> None:
+    from engine import MAX_PLAYERS, MIN_PLAYERS
+    service, _, _ = env
+    for seats in (MIN_PLAYERS - 1, MAX_PLAYERS + 1):
+        with pytest.raises(UserError, match="A table seats two to four players"):
+            await service.inviting.open_table(guild_id=G, channel_id=CH, host=(ANN, "Ann"),
+                                              seats=seats, rules_name="kings")
+    with pytest.raises(UserError, match="A table seats two to four players"):
+        await group(service, BOB, CAROL, DAN, EVE)
+    assert await service.storage.open_challenges() == []
