@@ -111,8 +111,8 @@ class Result:
     def ranks(self) -> tuple[int | None, ...]:
         """Per seat, its place for ratings (rule 28), 1 the best: the winner first, then the
         losers by margin (smaller is better; equal margins share a place, the next place is
-        skipped). A drawn game ranks every player who stayed first and equal (the leavers, who
-        lost, after them by margin). ``None`` for an absent seat."""
+        skipped). A drawn game ranks everyone equal, its leavers too (rule 26: when the players
+        still seated draw, nobody owes anything). ``None`` for an absent seat."""
         return rank_places(self.margins, self.absent)
 
     def to_dict(self) -> dict[str, Any]:
@@ -142,18 +142,22 @@ class Result:
 
 
 def rank_places(margins: Sequence[int | None], absent: Sequence[int]) -> tuple[int | None, ...]:
-    """Places for ratings (rule 28), 1 the best, from per-seat margins: the seats without a
-    margin first and equal (the winner, or everyone who stayed in a drawn game), then the
-    losers by margin, smaller first, equal margins sharing a place (the next one is skipped:
-    1, 2, 2, 4). ``None`` for an ``absent`` seat."""
+    """Places for ratings (rule 28), 1 the best, from per-seat margins: the winner (the one
+    seat without a margin) first, then the losers by margin, smaller first, equal margins
+    sharing a place (the next one is skipped: 1, 2, 2, 4). A drawn game (several seats
+    without a margin: those who stayed) ranks everyone equal, its leavers included (rule 26).
+    ``None`` for an ``absent`` seat."""
     top = [seat for seat, m in enumerate(margins) if m is None and seat not in absent]
+    if len(top) != 1:
+        # A drawn game (no single winner): everyone dealt in is equal, leavers too (rule 26).
+        return tuple(None if seat in absent else 1 for seat in range(len(margins)))
     known = [m for m in margins if m is not None]
     places: list[int | None] = []
     for seat, m in enumerate(margins):
         if m is None:
             places.append(None if seat in absent else 1)
         else:
-            places.append(1 + len(top) + sum(1 for other in known if other < m))
+            places.append(2 + sum(1 for other in known if other < m))
     return tuple(places)
 
 

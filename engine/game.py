@@ -892,10 +892,14 @@ class Game:
         if events is not None:
             events.append(Drew(p, len(take), tuple(take), len(stock)))
 
-    def _end_turn(self, events: list[Event] | None, *, idle: bool) -> None:
+    def _end_turn(self, events: list[Event] | None, *, idle: bool, leaving: bool = False
+                  ) -> None:
         p = self.turn
         self.turn_number += 1
-        self.idle_streak = self.idle_streak + 1 if idle else 0
+        if not leaving or self.plays_this_turn:
+            # Rule 25: a player leaving on turn neither counts as an idle turn nor breaks the
+            # round, unless he played a card first (that play breaks it).
+            self.idle_streak = self.idle_streak + 1 if idle else 0
         if events is not None:
             events.append(TurnEnded(p, self.turn_number, idle, self._next[p]))
         rules = self.rules
@@ -961,22 +965,36 @@ class Game:
             raise IllegalMoveError("Only a player in this game can resign it.")
         if player in self.left:
             raise IllegalMoveError("That player has left the game already.")
+        on_turn = self.turn == player
+        if not on_turn and self._ended_idle(player):
+            self.idle_streak -= 1  # rule 25: the round counts the players still seated
         self.departures.append((player, len(self.history)))
         self._seat_order()
         self._legal = self._plays = self._endings = None
-        self.idle_streak = 0  # a new round of idle turns begins among the players left
         events: list[Event] = []
         margin = len(self.payoffs[player])
         if self._seated == 1:
             events.append(Left(player, margin, None))
             self._finish(events, self._next[player], EndReason.RESIGNED)
             return events
-        on_turn = self.turn == player
         events.append(Left(player, margin, self._next[player] if on_turn else self.turn))
         if on_turn:
-            # His turn ends where it stands; it is not idle (he did not pass, he left).
-            self._end_turn(events, idle=False)
+            # His turn ends where it stands; it is not idle (he did not pass, he left), and
+            # without a play in it, it completes the round of idle turns of the players left
+            # if each of them has ended one since the last play or discard (rule 25).
+            self._end_turn(events, idle=False, leaving=True)
         return events
+
+    def _ended_idle(self, seat: int) -> bool:
+        """Whether ``seat`` (seated, not on turn) ended one of the idle turns of the current
+        round (rule 25). Turns pass in seat order, so those turns are the last ``idle_streak``
+        ones: the turns of the seats still seated just before the seat on turn."""
+        streak = self.idle_streak
+        if not streak or self.plays_this_turn:
+            return False
+        seated = self.seated
+        back = (seated.index(self.turn) - seated.index(seat)) % len(seated)
+        return back <= streak
 
     # ------------------------------------------------------------------ explanations
 

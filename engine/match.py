@@ -120,17 +120,23 @@ class Match:
 
     @property
     def margin(self) -> int:
-        """The difference of the match scores at a table of two (the winner's lead); at a
-        bigger table, the winner's lead over the runner-up (see ``margins``)."""
-        ordered = sorted(self.scores, reverse=True)
-        return ordered[0] - ordered[1]
+        """The winner's lead over the best of the others, never below 0 (rule 28: a winner by
+        the others leaving may have fewer points); while no seat has won, the leader's lead.
+        At a table of two, what the loser owes on (see ``margins``)."""
+        winner = self.winner
+        if winner is None:
+            ordered = sorted(self.scores, reverse=True)
+            return ordered[0] - ordered[1]
+        others = [score for seat, score in enumerate(self.scores) if seat != winner]
+        return max(0, self.scores[winner] - max(others))
 
     @property
     def margins(self) -> tuple[int | None, ...]:
         """Per seat, once the match is over: what each loser owes on (rule 28). In a one-game
         match, his margin in that game (``Result.margins``); in a match to a target, the
         winner's match score less his own. ``None`` for the winner, for every seat while the
-        match goes on, and for the players of a drawn game who stayed."""
+        match goes on, and for the players of a drawn game who stayed. Never below 0: a
+        leaver with more points than the winner owes the stake alone."""
         if not self.is_over:
             return (None,) * len(self.scores)
         winner = self.winner
@@ -141,13 +147,14 @@ class Match:
         if winner is None:
             return (None,) * len(self.scores)
         top = self.scores[winner]
-        return tuple(None if s == winner else top - score for s, score in enumerate(self.scores))
+        return tuple(None if s == winner else max(0, top - score)
+                     for s, score in enumerate(self.scores))
 
     @property
     def ranks(self) -> tuple[int | None, ...]:
         """Per seat, its place in the match for ratings (rule 28), 1 the best: the winner, then
-        the losers by ``margins`` (equal margins share a place); everyone equal when the match
-        ended level. Only once the match is over (all ``None`` before)."""
+        the losers by ``margins`` (equal margins share a place: 1, 2, 2, 4); everyone equal
+        when the match ended level. Only once the match is over (all ``None`` before)."""
         if not self.is_over:
             return (None,) * len(self.scores)
         return rank_places(self.margins, ())

@@ -123,8 +123,8 @@ class View:
     absent: tuple[int, ...] = ()
     """Seats not dealt into this game (they left the match earlier, rule 27)."""
     idle_streak: int = 0
-    """Turns ended in a row without a play or discard (rules 16 and 25; public, since every
-    move is)."""
+    """Turns ended in a row without a play or discard, by players still seated (rules 16 and
+    25: a player who leaves drops out of the count; public, since every move is)."""
 
     @property
     def players(self) -> int:

@@ -464,9 +464,10 @@ class LedgerService:
 def table_rankings(rows: Iterable[LedgerRow]) -> list[tuple[str, list[tuple[int, int]]]]:
     """Each game of the game lines ``rows`` (in ledger order) as its rule set and its table
     ranked for ratings (rule 28): (user, place), 0 the best. The winner (every line's creditor)
-    first, then the losers by margin, smaller better, equal margins sharing a place; a drawn
-    game ranks everyone equal. A game of two gives [(creditor, 0), (debtor, 1)], as its one
-    line always did."""
+    first, then the losers by margin, smaller better, equal margins sharing a place and the
+    next one skipped (0, 1, 1, 3 for the rule's 1, 2, 2, 4); a drawn game ranks everyone
+    equal, its leavers too. A game of two gives [(creditor, 0), (debtor, 1)], as its one line
+    always did."""
     games: dict[int, list[LedgerRow]] = {}
     for row in rows:
         if row.kind != "game" or row.rules is None:
@@ -481,7 +482,8 @@ def table_rankings(rows: Iterable[LedgerRow]) -> list[tuple[str, list[tuple[int,
             users = [first.creditor_id] + [line.debtor_id for line in lines]
             out.append((rules, [(user, 0) for user in dict.fromkeys(users)]))
             continue
-        margins = sorted({line.margin or 0 for line in lines})
+        # Equal margins share a place and the next place is skipped (1, 2, 2, 4).
+        margins = sorted(line.margin or 0 for line in lines)
         table = [(first.creditor_id, 0)] + [(line.debtor_id, 1 + margins.index(line.margin or 0))
                                             for line in lines]
         out.append((rules, table))

@@ -199,6 +199,67 @@ def test_rule_25_a_play_or_discard_breaks_the_round() -> None:
     assert game.result is not None and game.result.winner == 1
 
 
+FOUR = ["9C 9C 9C", "9D", "9H 9H", "8S 8S 8S 8S"]
+"""Pay-off piles of a table of four: seat 1 has the fewest."""
+
+
+def test_rule_25_a_leaver_neither_counts_as_an_idle_turn_nor_breaks_the_round() -> None:
+    game = table(payoffs=FOUR, hands=FULL, turn=0)
+    game.play(PASS)
+    game.play(PASS)  # seats 0 and 1 idle; seat 2 on turn
+    assert game.resign(3) == [Left(3, 4, 2)]  # seat 3 leaves before his turn
+    assert game.result is None
+    events = game.play(PASS)  # seat 2: every player still seated has now ended a turn idle
+    result = game.result
+    assert result is not None and result.reason is EndReason.STALEMATE
+    assert isinstance(events[-1], GameOver)
+    assert result.winner == 1 and result.left == (3,)
+    assert result.margins == (2, None, 1, 4)  # the leaver's count is not reduced (rule 26)
+    assert result.score == 7 and result.ranks == (3, 1, 2, 4)
+
+
+def test_rule_25_a_leaver_who_ended_an_idle_turn_no_longer_counts_in_the_round() -> None:
+    game = table(payoffs=FOUR, hands=FULL, turn=0)
+    game.play(PASS)
+    game.play(PASS)  # seats 0 and 1 idle; seat 2 on turn
+    game.resign(0)  # seat 0's idle turn leaves with him: the round is now seats 1, 2 and 3
+    game.play(PASS)
+    assert game.result is None  # seat 3 has not ended a turn yet
+    game.play(PASS)
+    result = game.result
+    assert result is not None and result.reason is EndReason.STALEMATE
+    assert result.winner == 1 and result.margins == (3, None, 1, 3)
+    assert result.score == 7 and result.ranks == (3, 1, 2, 3)
+
+
+def test_rule_25_the_player_on_turn_leaving_without_a_play_completes_the_round() -> None:
+    game = table(payoffs=["9C 9C 9C", "9D", "9H 9H"], hands=FULL[:3], turn=0)
+    game.play(PASS)
+    game.play(PASS)  # seats 0 and 1 idle; seat 2 on turn leaves without a play
+    events = game.resign(2)
+    result = game.result
+    assert result is not None and result.reason is EndReason.STALEMATE
+    assert isinstance(events[0], Left) and isinstance(events[-1], GameOver)
+    assert result.winner == 1 and result.left == (2,)
+    assert result.margins == (2, None, 2) and result.score == 4
+
+
+def test_rule_25_the_player_on_turn_leaving_after_a_play_breaks_the_round() -> None:
+    game = table(payoffs=["9C 9C 9C", "9D", "9H 9H"], hands=FULL[:3],
+                 centre=["AD 2D 3D 4D 5D 6D 7D 8D", "", "", ""], turn=0)
+    game.play(PASS)
+    game.play(PASS)
+    game.play("9H>C1")  # seat 2 plays, then leaves: a play since the idle turns
+    game.resign(2)
+    assert game.result is None
+    game.play(PASS)
+    assert game.result is None
+    game.play(PASS)
+    result = game.result
+    assert result is not None and result.reason is EndReason.STALEMATE
+    assert result.winner == 1 and result.margins == (2, None, 2) and result.score == 4
+
+
 def test_rule_25_a_shared_fewest_is_a_drawn_game() -> None:
     game = table(payoffs=["9C 9C", "9D", "9H"], hands=FULL[:3], turn=0)
     for _ in range(3):
@@ -224,7 +285,7 @@ def test_rule_25_kings_stock_out_ties_the_whole_table() -> None:
     result = game.result
     assert result is not None and result.reason is EndReason.STOCK_OUT
     assert result.winner is None and result.score == 0
-    assert result.ranks == (1, 1, 1, 4) and result.margins == (None, None, None, 1)
+    assert result.ranks == (1, 1, 1, 1) and result.margins == (None, None, None, 1)
 
 
 @pytest.mark.parametrize("rules", [CLASSIC, KINGS], ids=lambda r: r.name)
@@ -238,6 +299,33 @@ def test_rule_25_the_turn_limit(rules) -> None:
         assert result.winner == 1 and result.margins == (1, None, 1) and result.score == 2
     else:  # kings: the whole table ties
         assert result.winner is None and result.score == 0
+
+
+def test_rule_25_classic_turn_limit_at_four_is_scored_as_a_stalemate_among_the_seated() -> None:
+    game = table(payoffs=["9C 9C", "9D", "9H 9H", "9S 9S 9S"], hands=FULL, left=[3], turn=2)
+    game.turn_number = CLASSIC.turn_limit - 1
+    game.play("KH>S1")
+    result = game.result
+    assert result is not None and result.reason is EndReason.TURN_LIMIT
+    assert result.winner == 1 and result.margins == (1, None, 1, 3) and result.score == 5
+    assert result.ranks == (2, 1, 2, 4)
+    drawn = table(payoffs=["9C", "9D", "9H 9H", "9S 9S 9S"], hands=FULL, left=[3], turn=2)
+    drawn.turn_number = CLASSIC.turn_limit - 1
+    drawn.play("KH>S1")
+    result = drawn.result
+    assert result is not None and result.reason is EndReason.TURN_LIMIT
+    assert result.winner is None and result.score == 0 and result.ranks == (1, 1, 1, 1)
+
+
+def test_rule_25_kings_turn_limit_at_four_ties_the_whole_table() -> None:
+    game = table(KINGS, payoffs=["9C 9C", "9D", "9H 9H", "9S 9S 9S"], hands=FULL, left=[3],
+                 turn=2)
+    game.turn_number = KINGS.turn_limit - 1
+    game.play("KH>S1")
+    result = game.result
+    assert result is not None and result.reason is EndReason.TURN_LIMIT
+    assert result.winner is None and result.score == 0 and result.losers == ((3, 3),)
+    assert result.ranks == (1, 1, 1, 1)
 
 
 # ---------------------------------------------------------------- rule 26: leaving
@@ -290,14 +378,16 @@ def test_rule_26_one_player_left_wins_at_once_scoring_the_leavers_margins() -> N
     assert [type(e) for e in events] == [Left, GameOver]
 
 
-def test_rule_26_a_leaver_stays_a_loser_when_the_rest_draw() -> None:
+def test_rule_26_when_the_rest_draw_the_leaver_owes_nothing_and_ranks_equal() -> None:
     game = table(payoffs=["8C", "8D", "8H 8H 8H"], hands=FULL[:3], turn=0)
     game.resign(2)
     game.play(PASS)
     game.play(PASS)
     result = game.result
     assert result is not None and result.winner is None and result.score == 0
-    assert result.margins == (None, None, 3) and result.ranks == (1, 1, 3)
+    # He left with 3 pay-off cards (his margin, shown), but a drawn game owes nothing and
+    # ranks everyone equal (rule 28), the leavers included.
+    assert result.margins == (None, None, 3) and result.ranks == (1, 1, 1)
 
 
 def test_rule_26_at_a_table_of_two_resigning_ends_the_game() -> None:
@@ -354,6 +444,45 @@ def test_rule_27_a_leaver_leaves_the_match_and_is_not_dealt_in_again() -> None:
     assert match.resigned == (2 if len(match.left) == 2 else None)
 
 
+def _finish_game(match: Match) -> None:
+    game = match.game
+    while game.result is None:
+        plays = game.legal_plays()
+        match.play(plays[0] if plays else game.legal_moves()[0])
+
+
+def test_rule_27_the_next_games_are_dealt_with_the_packs_for_the_players_still_seated() -> None:
+    rules = CLASSIC.with_options(match_target=10_000)
+    match, _ = Match.new(rules, 7, players=4)
+    match.resign(3)
+    _finish_game(match)
+    match.next_game()
+    game = match.game
+    assert game.absent == (3,) and game.dealt_in == (0, 1, 2)
+    # Three players: packs A and C give the pay-off piles, the rest joins pack B (rule 23).
+    assert len(game.all_cards()) == game.deck_size == 160
+    assert Counter(game.all_cards()) == Counter(full_deck(CLASSIC, 3))
+    assert [len(p) for p in game.payoffs] == [26, 26, 26, 0] and len(game.stock) == 67
+    assert not any(c.is_joker for pile in game.payoffs for c in pile)
+    match.resign(2)
+    _finish_game(match)
+    match.next_game()
+    game = match.game
+    assert game.absent == (2, 3) and game.dealt_in == (0, 1)
+    # Two players: the two packs of a game of two, the pay-off piles from pack A alone.
+    assert len(game.all_cards()) == game.deck_size == 108
+    assert Counter(game.all_cards()) == Counter(full_deck(CLASSIC, 2))
+    assert Counter(game.payoffs[0] + game.payoffs[1]) == Counter(full_pack())
+    assert len(game.stock) == 108 - 52 - 10 and game.turn in (0, 1)
+    kings, _ = Match.new(KINGS, 7, players=4)
+    kings.resign(0)
+    _finish_game(kings)
+    if not kings.is_over:
+        kings.next_game()
+        assert kings.game.absent == (0,) and len(kings.game.all_cards()) == 156
+        assert [len(p) for p in kings.game.payoffs] == [0, 20, 20, 20]
+
+
 def test_rule_27_first_to_fifty_wins_the_match() -> None:
     match, _ = Match.new(KINGS, 9, players=3)
     games = 0
@@ -395,6 +524,34 @@ def test_rule_28_a_match_margin_is_the_difference_of_match_scores() -> None:
     assert match.is_over and match.winner == 0
     assert match.margins == (None, 31, 16)
     assert match.ranks == (1, 3, 2)
+
+
+def test_rule_28_a_match_margin_is_never_below_0() -> None:
+    match, _ = Match.new(KINGS, 2, players=3)
+    match.scores = [0, 45, 48]
+    match.resign(1)
+    match.resign(2)  # seat 0 wins the game (20 + 20) and, the last one seated, the match
+    assert match.is_over and match.winner == 0 and match.scores == [40, 45, 48]
+    # Both leavers have more points than the winner: each owes the stake alone.
+    assert match.margins == (None, 0, 0) and match.ranks == (1, 2, 2)
+    two, _ = Match.new(KINGS, 2)
+    two.scores = [0, 45]
+    two.resign(1)
+    assert two.is_over and two.winner == 0 and two.scores == [20, 45]
+    assert two.margins == (None, 0) and two.margin == 0 and two.ranks == (1, 2)
+
+
+def test_rule_28_shared_places_are_counted_1_2_2_4() -> None:
+    result = Result(0, 11, EndReason.PAYOFF_EMPTIED, (0, 3, 3, 5), (None, 3, 3, 5))
+    assert result.ranks == (1, 2, 2, 4)
+    assert Result(1, 6, EndReason.PAYOFF_EMPTIED, (2, 0, 2, 2), (2, None, 2, 2)).ranks \
+        == (2, 1, 2, 2)
+    match, _ = Match.new(KINGS, 2, players=4)
+    match.scores = [40, 0, 40, 10]
+    for seat in (0, 2, 3):
+        match.resign(seat)
+    assert match.winner == 1 and match.scores == [40, 60, 40, 10]
+    assert match.margins == (20, None, 20, 50) and match.ranks == (2, 1, 2, 4)
 
 
 def test_rule_28_a_one_game_match_owes_on_the_game_margins() -> None:
