@@ -12,8 +12,13 @@ Both rule sets of RULES.md (``classic`` and ``kings``), at tables of two, three 
   ``to_dict``/``from_dict``, ``replay``;
 - ``Game.resign(seat)``: a player leaves (rule 26); ``Result`` gives the winner, the score, each
   loser's margin (``margins``, ``losers``) and the places for ratings (``ranks``);
-- events (``Played``, ``Drew``, ``Left`` …) returned by ``play``; ``View`` for what a player may
-  see (``view.opponents``: every other seat's public state, in the order they play after him);
+- events (``Played``, ``Drew``, ``Left`` …) returned by ``play``, each with its short notation
+  (``event.notation``: ``0 7H>C2``); ``View`` for what a player may see (``view.opponents``:
+  every other seat's public state, in the order they play after him);
+- ``describe_event``/``describe_events``/``describe_move``: a ``Description`` of a move or an
+  event for one viewer, as data (who, which card, from where to where, what it caused) and in
+  words given the players' names; ``describe_result``: how a game ended, in a sentence;
+  ``public_lines``/``history_lines``: the short public lines a board lists;
 - ``Match``: several games to a target score.
 
 The bot depends on this package; this package never imports the bot, Discord, Pillow or asyncio.
@@ -22,6 +27,16 @@ The bot depends on this package; this package never imports the bot, Discord, Pi
 from __future__ import annotations
 
 from .cards import ACE, ALL_KINDS, JOKER, KING, QUEEN, Card, CardParseError, Suit, parse_cards
+from .describe import (
+    Description,
+    describe_event,
+    describe_events,
+    describe_move,
+    describe_result,
+    history_lines,
+    parse_move_notation,
+    public_lines,
+)
 from .errors import IllegalMoveError, InvalidMoveError, MoveError, SetupError
 from .events import (
     Dealt,
@@ -61,6 +76,7 @@ __all__ = [
     "CardParseError",
     "CentreStackView",
     "Dealt",
+    "Description",
     "Discarded",
     "Drew",
     "EndReason",
@@ -86,7 +102,14 @@ __all__ = [
     "Target",
     "TurnEnded",
     "View",
+    "describe_event",
+    "describe_events",
+    "describe_move",
+    "describe_result",
     "full_deck",
+    "history_lines",
     "parse_cards",
+    "parse_move_notation",
+    "public_lines",
     "rank_places",
 ]

@@ -3,6 +3,24 @@
 ``Game.play`` returns the events a move caused, in order. Most events are public; ``Drew``
 carries the drawn cards, which only the drawing player may see, so anything shown to someone
 else must go through ``Event.visible_to(viewer)`` (or ``public()``), which hides them.
+
+Each event has a short notation (``event.notation``), one line in the engine's words with
+seats as numbers (0-based, as in the move log) and cards and moves in their text notation:
+
+- ``deal 7H KS first 1`` (the pay-off tops per seat, ``-`` for an absent seat; ``reshuffled 2``
+  at the end when tied tops were reshuffled);
+- ``0 drew 7H 9C KS``, or ``0 drew 3`` in the form shown to anyone but the drawer;
+- ``0 7H>C2`` (a play; ``as 7`` follows for a wild card standing for another rank, ``reveals
+  9D`` or ``empties P`` for a play from the pay-off pile), ``0 9D>S1`` (a discard), ``0 pass``;
+- ``C2 completed 12`` (the cards shuffled into the stock);
+- ``0 ends turn 5 next 1`` (``idle`` before ``next`` for a turn without a play or discard);
+- ``2 left 12 next 0`` (the leaver's margin; ``over`` instead of ``next …`` when one player
+  was left);
+- ``over 1 wins 35 payoff_emptied``, ``over tie stock_out``.
+
+The seat and the move of a play, a discard or a pass read back with
+``engine.describe.parse_move_notation``. Words for people (names, sentences) are in
+``engine.describe``.
 """
 
 from __future__ import annotations
@@ -13,8 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import Card
-from .moves import Move
+from .cards import Card, rank_text
+from .moves import Move, Source
 
 __all__ = [
     "Dealt",
@@ -178,6 +196,13 @@ class Event:
         """This event as a spectator may see it."""
         return self.visible_to(None)
 
+    @property
+    def notation(self) -> str:
+        """The event's short notation (see the module's docstring), e.g. ``0 7H>C2``.
+
+        It says what the event holds: take it from ``visible_to(viewer)`` for a viewer."""
+        raise NotImplementedError  # every event kind has its own
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form, with cards and moves in their text notation."""
         out: dict[str, Any] = {"kind": self.kind}
@@ -212,6 +237,13 @@ class Dealt(Event):
     first_player: int
     """The seat that plays first."""
 
+    @property
+    def notation(self) -> str:
+        """``deal 7H KS first 1`` (``reshuffled 2`` at the end after tied tops)."""
+        tops = " ".join("-" if card is None else card.text for card in self.payoff_tops)
+        again = f" reshuffled {self.reshuffles}" if self.reshuffles else ""
+        return f"deal {tops} first {self.first_player}{again}"
+
 
 @dataclass(frozen=True, slots=True)
 class Drew(Event):
@@ -232,6 +264,13 @@ class Drew(Event):
             return self
         return dataclasses.replace(self, cards=None)
 
+    @property
+    def notation(self) -> str:
+        """``0 drew 7H 9C KS``, or ``0 drew 3`` with the cards hidden."""
+        if self.cards is None:
+            return f"{self.player} drew {self.count}"
+        return f"{self.player} drew " + " ".join(card.text for card in self.cards)
+
 
 @dataclass(frozen=True, slots=True)
 class Played(Event):
@@ -250,6 +289,17 @@ class Played(Event):
     revealed: Card | None
     """For a pay-off play: the new pay-off top turned up (``None`` if the pile is now empty)."""
 
+    @property
+    def notation(self) -> str:
+        """``0 7H>C2``; ``0 JK>C2 as 7`` for a wild card; ``0 P>C1 reveals 9D`` (or ``empties
+        P``) for a play from the pay-off pile."""
+        out = f"{self.player} {self.move.text}"
+        if self.card.is_joker or self.card.rank != self.as_rank:
+            out += f" as {rank_text(self.as_rank)}"
+        if self.move.source is Source.PAYOFF:
+            out += " empties P" if self.revealed is None else f" reveals {self.revealed.text}"
+        return out
+
 
 @dataclass(frozen=True, slots=True)
 class Discarded(Event):
@@ -264,6 +314,11 @@ class Discarded(Event):
     side: int
     """0-based side stack."""
 
+    @property
+    def notation(self) -> str:
+        """``0 9D>S1``."""
+        return f"{self.player} {self.move.text}"
+
 
 @dataclass(frozen=True, slots=True)
 class Passed(Event):
@@ -271,6 +326,11 @@ class Passed(Event):
 
     player: int
     """Who passed."""
+
+    @property
+    def notation(self) -> str:
+        """``0 pass``."""
+        return f"{self.player} pass"
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +343,11 @@ class StackCompleted(Event):
     """How many cards went into the stock."""
     stock_size: int
     """Cards in the stock afterwards."""
+
+    @property
+    def notation(self) -> str:
+        """``C2 completed 12``: the stack and the cards that went into the stock."""
+        return f"C{self.centre + 1} completed {self.cards}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +363,13 @@ class TurnEnded(Event):
     next_player: int
     """Who is on turn next."""
 
+    @property
+    def notation(self) -> str:
+        """``0 ends turn 5 next 1`` (``idle`` before ``next`` for a turn without a play or
+        discard)."""
+        idle = " idle" if self.idle else ""
+        return f"{self.player} ends turn {self.turn_number}{idle} next {self.next_player}"
+
 
 @dataclass(frozen=True, slots=True)
 class Left(Event):
@@ -311,6 +383,12 @@ class Left(Event):
     next_player: int | None
     """Who is on turn now (``None`` when the game ended, one player being left)."""
 
+    @property
+    def notation(self) -> str:
+        """``2 left 12 next 0``: the leaver, his margin, who is on turn (``over`` if nobody)."""
+        after = "over" if self.next_player is None else f"next {self.next_player}"
+        return f"{self.player} left {self.margin} {after}"
+
 
 @dataclass(frozen=True, slots=True)
 class GameOver(Event):
@@ -318,6 +396,14 @@ class GameOver(Event):
 
     result: Result
     """Winner, score and reason."""
+
+    @property
+    def notation(self) -> str:
+        """``over 1 wins 35 payoff_emptied`` or ``over tie stock_out``."""
+        result = self.result
+        if result.winner is None:
+            return f"over tie {result.reason.value}"
+        return f"over {result.winner} wins {result.score} {result.reason.value}"
 
 
 _KIND_NAMES: dict[type, str] = {

@@ -9,7 +9,9 @@ The notation is ``SOURCE>TARGET``:
 
 So ``7H>C2`` plays the seven of hearts from the hand to centre stack 2, ``P>C1`` plays the
 pay-off top, ``S3>C2`` plays the top of side stack 3, and ``9D>S1`` discards to side stack 1.
-Parsing is lenient (``7h c2``, ``7H to C2``); printing is always the canonical form.
+Parsing is lenient (``7h c2``, ``7H to C2``); printing is always the canonical form. How a
+move reads in words, once made (``Alice played 7♥ from their hand to centre stack 2``), is
+``engine.describe.describe_move``.
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ from typing import Any
 import discord
 
 from bot.games.game_service import GameFacts, UserError
+from bot.pictures.board_info import BoardInfo
 from bot.pictures.drawing import pictures
-from bot.pictures.render import BoardInfo
 from bot.pictures.text import board_fields, result_text, turn_summary
 from engine import View
 
@@ -62,21 +62,23 @@ class BoardPublisher:
         if task is not None:
             await asyncio.wait({task})  # a waiter cancelled doesn't cancel the drawing
 
-    def request(self, game_id: int, note: str | None = None) -> None:
-        """Ask for the board of ``game_id`` to be brought up to date soon."""
+    def request(self, game_id: int, note: str | None = None, *, at_once: bool = False) -> None:
+        """Ask for the board of ``game_id`` to be brought up to date soon (``at_once``: without
+        waiting for more moves to draw in the same go, e.g. a board a restart left behind)."""
         if note:
             self._notes.setdefault(game_id, []).append(note)
         self._due.add(game_id)
         if game_id not in self._pending:
             self._pending[game_id] = asyncio.get_running_loop().create_task(
-                self._later(game_id), name=f"board-{game_id}"
+                self._later(game_id, 0.0 if at_once else self.delay), name=f"board-{game_id}"
             )
 
-    async def _later(self, game_id: int) -> None:
+    async def _later(self, game_id: int, wait: float) -> None:
         try:
             # A request made while the board is being drawn is served by another round.
             while game_id in self._due:
-                await asyncio.sleep(self.delay)
+                await asyncio.sleep(wait)
+                wait = self.delay
                 self._due.discard(game_id)
                 try:
                     # Until Discord has it (the moves made meanwhile are drawn in the same go).
@@ -228,7 +230,8 @@ class BoardPublisher:
             embed.add_field(name="Last moves", value="\n".join(facts.last_moves[-5:])[:1024],
                             inline=False)
         embed.set_image(url="attachment://board.png")
-        embed.set_footer(text="Your cards: press Show my hand, or use /hand.")
+        if not facts.finished:  # a finished board has no Show my hand button, nor a hand
+            embed.set_footer(text="Your cards: press Show my hand, or use /hand.")
         content = " ".join(notes)[:1800]
         file = Picture(png, "board.png")
         controls = board_controls(facts.id, facts.finished)

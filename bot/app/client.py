@@ -1,8 +1,9 @@
 """The bot: a ``commands.Bot`` that wires storage, services, boards, buttons and commands.
 
 ``setup_hook`` opens the database, registers the dynamic buttons (so buttons posted before a
-restart keep working), loads the cog and syncs the slash commands; a background loop expires
-challenges, reminds players on turn and offers a claim on stuck games.
+restart keep working), loads the cog and syncs the slash commands; at the first connect, the
+boards a restart left behind are drawn again before any interaction is answered; a background
+loop expires challenges, reminds players on turn and offers a claim on stuck games.
 """
 
 from __future__ import annotations
@@ -67,14 +68,33 @@ buttons and menus, and ``on_interaction`` (the answer to a click no item claimed
 STOP_SECONDS = 8.0
 """How long a clean stop waits, in all, for running interactions and pending boards: Docker
 kills a container 10 s after its SIGTERM unless told otherwise. A board not drawn by then is
-drawn at the next start (``BoardPublisher.repair_boards``), so only a moment is lost."""
+drawn at the next start, as soon as the bot connects and before its first answer
+(``SpiteBot.on_connect``), so only a moment is lost."""
 
+
+REPAIR_WAIT = 2.0
+"""Seconds at most an interaction that arrives just after a restart waits for the boards the
+restart left behind to be drawn again (it still answers within Discord's 3 s)."""
 
 THREAD_TIMEOUT = 10.0
 """Seconds a new game waits for its thread before it is played in the channel instead."""
 
 NO_THREAD = ("🧵 I couldn't open a thread for this game (Discord didn't answer in time), so "
              "it is played right here in the channel.")
+
+
+VOICE_WARNINGS = frozenset({"PyNaCl is not installed, voice will NOT be supported",
+                            "davey is not installed, voice will NOT be supported"})
+"""What discord.py warns at every start when its voice libraries are missing: the bot has no
+voice, so these two (and nothing else) are dropped."""
+
+
+def _not_about_voice(record: logging.LogRecord) -> bool:
+    return record.getMessage() not in VOICE_WARNINGS
+
+
+# On the logger itself, not a handler: it holds wherever the logs go (ours, the sandbox's).
+logging.getLogger("discord.client").addFilter(_not_about_voice)
 
 
 def apply_endpoints(config: Config) -> None:
@@ -108,6 +128,9 @@ class SpiteTree(app_commands.CommandTree[Host]):
             with contextlib.suppress(discord.HTTPException):
                 await interaction.response.send_message(RESTARTING, ephemeral=True)
             raise Stopping()
+        if isinstance(client, SpiteBot) and \
+                interaction.type is not discord.InteractionType.autocomplete:
+            await client.boards_repaired()
         problem = self._misread(interaction)
         if problem is None:
             return True
@@ -216,6 +239,7 @@ class SpiteBot(Host):
         self.failures = FailureLog(log)
         """What failed, said once per kind per minute (Discord and the database)."""
         self._stopping: asyncio.Task[None] | None = None
+        self._start_repair: asyncio.Task[None] | None = None
         self._dynamic_items: tuple[type[discord.ui.DynamicItem[Any]], ...] = ()
 
     @property
@@ -332,6 +356,37 @@ class SpiteBot(Host):
             if late:
                 log.warning("%d interactions still running after %.0f s; stopping anyway",
                             len(late), timeout)
+
+    async def on_connect(self) -> None:
+        # At the first READY, not at ``on_ready``: discord.py says ready only after no server
+        # has arrived for ``guild_ready_timeout`` (2 s), and answers interactions meanwhile. The
+        # task is made before any interaction's handler runs (READY comes first), so each of
+        # them finds it.
+        if self._start_repair is None:
+            self._start_repair = asyncio.create_task(self._repair_at_start(),
+                                                     name="repair boards at start")
+            self._tasks.add(self._start_repair)
+            self._start_repair.add_done_callback(self._tasks.discard)
+
+    async def _repair_at_start(self) -> None:
+        try:
+            behind = await self._request_repairs(at_once=True)
+            # Interactions wait for this only so long: a board Discord won't take yet (it
+            # fails, say) is tried on by the publisher while the bot answers as usual. (A
+            # wait given up leaves the drawing alone.)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(
+                    *(self.boards.drawn(game_id) for game_id in behind)), REPAIR_WAIT * 2)
+        except Exception as exc:
+            # The housekeeping's first round looks for the boards behind again.
+            self.failures.failed("housekeeping", "repairing the boards at start failed (%s); "
+                                 "the first housekeeping round tries again", describe(exc),
+                                 exc=None if isinstance(exc, StorageError) else exc)
+
+    async def boards_repaired(self) -> None:
+        task = self._start_repair
+        if task is not None and not task.done():
+            await asyncio.wait({task}, timeout=REPAIR_WAIT)
 
     async def on_interaction(self, interaction: Interaction) -> None:
         await answer_unclaimed(interaction, self._dynamic_items)
@@ -620,13 +675,16 @@ class SpiteBot(Host):
         """Draw again every board that doesn't show its game's saved version (a move saved just
         before a crash); a board whose turn has passed is posted anew, pinging the player on
         turn once. Returns how many were requested."""
+        return len(await self._request_repairs())
+
+    async def _request_repairs(self, *, at_once: bool = False) -> list[int]:
         behind = [g for g in await self.service.playing.boards_behind()
                   if not self.boards.is_due(g)]
         for game_id in behind:
-            self.boards.request(game_id)
+            self.boards.request(game_id, at_once=at_once)
         if behind:
             log.info("drawing %d boards that fell behind", len(behind))
-        return len(behind)
+        return behind
 
     async def tick(self) -> None:
         """Expire challenges, remind players on turn, offer claims on stuck games, repair
@@ -687,7 +745,8 @@ class SpiteBot(Host):
                 nonce=f"c{live.id}:{turn}"[:25],
                 allowed_mentions=discord.AllowedMentions(users=True)), retry.REST_TIMEOUT)
             await self.service.playing.set_claim_offered(live)
-        elif waited >= live.terms.reminder_s and live.reminded_at is None:
+        elif (waited >= live.terms.reminder_s and live.reminded_at is None
+              and live.claim_offered_at is None):  # past the claim, a reminder is only noise
             others = [live.names[s] for s in seated if s != live.turn_seat]
             await asyncio.wait_for(channel.send(
                 f"⏰ <@{live.on_turn}>, it's your turn against "

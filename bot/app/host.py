@@ -65,6 +65,11 @@ class Host(commands.Bot):
         """Finished games: ``/history`` and ``/replay``."""
 
     @abstractmethod
+    async def boards_repaired(self) -> None:
+        """Return once the boards a restart left behind show their saved games (or after a
+        bounded wait): an interaction answered before would show a board a move behind."""
+
+    @abstractmethod
     async def game_started(self, live: LiveGame, origin_message_id: int | None = None
                            ) -> int | None:
         """A new game: open its thread from the origin message, post its board, let the

@@ -224,7 +224,7 @@ def _settled_embed(message: discord.Message | None, status: str) -> discord.Embe
 
 
 def _group_embed(bot: Host, row: ChallengeRow, terms: str | None = None,
-                 status: str | None = None) -> discord.Embed:
+                 status: str | None = None, live: LiveGame | None = None) -> discord.Embed:
     """A challenge of three or four, or an open table: its terms and its seats."""
     if terms is None:
         terms = terms_text(RuleSet.from_dict(row.rules)) + " · " + bot.ledger.terms(
@@ -240,7 +240,11 @@ def _group_embed(bot: Host, row: ChallengeRow, terms: str | None = None,
             lines.append(f"{n + 1}. {who}{host} {mark}")
         else:
             lines.append(f"{n + 1}. — free —")
-    if row.kind == "table":
+    if row.kind == "table" and live is not None:
+        title = f"A table for {len(live.players)}"
+        where = f"in <#{live.thread_id}>" if live.thread_id is not None else "below"
+        head = f"<@{row.challenger_id}>'s table is playing {where}."
+    elif row.kind == "table":
         title = f"An open table for {row.seats}!"
         head = (f"<@{row.challenger_id}> is looking for players. Press **Join** to sit "
                 "down; it starts when the table is full, or when the host presses "
@@ -493,5 +497,5 @@ async def _show_table(bot: Host, row: ChallengeRow, live: LiveGame | None, messa
             text = f"<@{row.challenger_id}> closed the table."
             controls = table_controls(row.id, disabled=True)
             status = "**Closed.**"
-        await edit(content=text, embed=_group_embed(bot, row, status=status),
+        await edit(content=text, embed=_group_embed(bot, row, status=status, live=live),
                    view=controls, allowed_mentions=discord.AllowedMentions.none())

@@ -50,8 +50,8 @@ from bot.games.live_game import (
     moves_by_source,
     saved_here,
 )
+from bot.pictures.board_info import BoardInfo
 from bot.pictures.drawing import pictures
-from bot.pictures.render import BoardInfo
 from bot.pictures.text import (
     DB_DOWN,
     MAX_MESSAGE,
@@ -148,6 +148,7 @@ class Guarded:
             with contextlib.suppress(discord.HTTPException):
                 await reply_error(interaction, RESTARTING)
             return
+        await interaction.client.boards_repaired()
         try:
             await self.act(interaction)
         except UserError as exc:

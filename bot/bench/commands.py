@@ -41,7 +41,9 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from bot.pictures.render import BoardInfo, render_board, render_hand
+from bot.pictures.board_info import BoardInfo
+from bot.pictures.board_picture import render_board
+from bot.pictures.hand_picture import render_hand
 from engine import CLASSIC, KINGS, Game, Move, RuleSet, Source, View
 from engine.bench import POLICIES
 
@@ -149,7 +151,8 @@ def _measure(render: Callable[[View, BoardInfo], bytes],
 _COLD = """
 import sys, time
 from bot.bench.commands import positions
-from bot.pictures.render import render_board, render_hand
+from bot.pictures.board_picture import render_board
+from bot.pictures.hand_picture import render_hand
 public, mine, info = positions(1, int(sys.argv[2]), players=int(sys.argv[3]))[0]
 started = time.perf_counter()
 if sys.argv[1] == "board":

@@ -12,7 +12,6 @@ import logging
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from bot.pictures.text import describe_history
 from bot.storage import GameEntry, GameRow, GameTerms
 from bot.user_errors import UserError
 from engine import (
@@ -26,6 +25,7 @@ from engine import (
     SetupError,
     View,
 )
+from engine.describe import history_lines
 from engine.moves import parse_target
 
 from .replay import GIVING_UP, ReplayError
@@ -223,7 +223,7 @@ def live_from_row(row: GameRow) -> LiveGame:
         turn_started_at=row.turn_started_at,
         reminded_at=row.reminded_at,
         finished=row.status == "finished",
-        last_moves=describe_history(row.names, match.game.history[-6:]),
+        last_moves=history_lines(match.game.history[-6:], row.names),
         board_version=row.board_version,
         claim_offered_at=row.claim_offered_at,
         thread_id=row.thread_id,

@@ -15,10 +15,9 @@ import time
 from collections.abc import Awaitable, Callable
 
 from bot.failures import FailureLog
-from bot.pictures.text import DB_DOWN, SAVED_DB_AWAY
 from bot.shards import ShardSet
 from bot.storage import DatabaseUnavailable, Storage, StorageError
-from bot.user_errors import UserError
+from bot.user_errors import DB_DOWN, SAVED_DB_AWAY, UserError
 from engine import Match, RuleSet, View
 from engine.players import Player
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from bot.pictures.text import DB_DOWN, describe_events
 from bot.storage import DatabaseUnavailable
-from bot.user_errors import UserError
+from bot.user_errors import DB_DOWN, UserError
 from engine import Event, GameOver, IllegalMoveError, Move, MoveError, Source, TurnEnded
+from engine.describe import public_lines
 from engine.moves import parse_source
 from engine.players import make_player
 
@@ -179,7 +179,7 @@ class Playing:
         if snapshot:
             live.state_version = new_version
         live.finished = finished
-        live.last_moves = (live.last_moves + describe_events(live.names, events))[-12:]
+        live.last_moves = (live.last_moves + public_lines(events, live.names))[-12:]
         if turn_passed:
             live.turn_started_at = self.games.clock()
             live.reminded_at = None

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.pictures.text import describe_events, plural, result_text
 from engine import (
     Event,
     GameOver,
@@ -32,6 +31,8 @@ from engine import (
     SetupError,
     TurnEnded,
     View,
+    describe_result,
+    public_lines,
 )
 
 __all__ = ["GIVING_UP", "Position", "Replay", "ReplayError", "TurnLine", "move_list",
@@ -196,7 +197,7 @@ def replay_match(rules: RuleSet, seed: int, log: Sequence[tuple[int, str]],
         except (IllegalMoveError, MoveError, ValueError) as exc:
             raise ReplayError(f"Move {number} ({text}) can't be made again: {exc}") from exc
         if positions_kept:
-            described = describe_events(names, events)
+            described = public_lines(events, names)
             lines.extend(described)
             this_turn.extend(described)
         game_over = any(isinstance(e, GameOver) for e in events)
@@ -302,7 +303,7 @@ def move_list(replay: Replay, game_id: int, finished_at: float) -> str:
             result = replay.results[game - 1] if game <= len(replay.results) else None
             out.append("")
             out.append(f"# Game {game}: deal seed {replay.game_seeds[game - 1]}"
-                       + (f"; {result_text(result, names)}" if result else ""))
+                       + (f"; {describe_result(result, names)}" if result else ""))
         out.append(f"{line.game_number}.{line.turn} {line.seat}: {' '.join(line.moves)}")
     return "\n".join(out) + "\n"
 
@@ -310,9 +311,10 @@ def move_list(replay: Replay, game_id: int, finished_at: float) -> str:
 def _match_result(replay: Replay) -> str:
     names = replay.names
     if replay.single_game and replay.results:
-        return result_text(replay.results[-1], names)
+        return describe_result(replay.results[-1], names)
     a, b = replay.scores
-    games = plural(len(replay.results), "game")
+    n = len(replay.results)
+    games = f"{n} game{'' if n == 1 else 's'}"
     if replay.winner is None:
         return f"the match ended level, {a}–{b}, after {games}."
     return f"{names[replay.winner]} won the match {a}–{b} after {games}."

@@ -5,9 +5,9 @@ Drawing a board or a hand is mostly Python (Pillow's pasting and text, the PNG e
 holds the interpreter lock for most of its 5–15 ms: drawn in a thread of the bot's process, it
 delays the event loop that must send every first response (a profile of the load benchmark
 found drawing at about two thirds of the bot's busy time). ``Pictures`` has the same pure
-functions of ``bot.pictures.render`` run by a small number of worker processes instead
-(``bot.pictures.drawing_worker``): the arguments (a ``View`` and a ``BoardInfo``, a few KB
-pickled) go there, PNG bytes come back.
+functions of ``bot.pictures.board_picture`` and ``hand_picture`` run by a small number of worker
+processes instead (``bot.pictures.drawing_worker``): the arguments (a ``View`` and a
+``BoardInfo``, a few KB pickled) go there, PNG bytes come back.
 
 What reaches a worker: the public view for a board, and one player's own view for that
 player's hand picture, the same as the renderer got in a thread before. Nothing of it is
@@ -44,8 +44,10 @@ from pathlib import Path
 
 from engine import View
 
+from .board_info import BoardInfo
+from .board_picture import render_board
 from .drawing_worker import frame
-from .render import BoardInfo, render_board, render_hand
+from .hand_picture import render_hand
 from .render_tables import render_leaderboard, render_money_chart
 
 __all__ = ["DEFAULT_WORKERS", "DrawingProcessDied", "Pictures", "pictures"]
@@ -258,8 +260,8 @@ class Pictures:
         self._hands_in_a_row = 0
 
     async def board(self, read: Callable[[], tuple[View, BoardInfo]]) -> bytes:
-        """The public board as PNG bytes (see ``render.render_board``), of the view and words
-        that ``read`` gives. ``read`` is called once a worker is free, so a board that had to
+        """The public board as PNG bytes (see ``board_picture.render_board``), of the view and
+        words that ``read`` gives. ``read`` is called once a worker is free, so a board that had to
         wait shows the moves made while it waited."""
         async with self._turn(urgent=False):
             view, info = read()
@@ -268,7 +270,8 @@ class Pictures:
             return await self._run(render_board, view, info)
 
     async def hand(self, view: View, info: BoardInfo) -> bytes:
-        """The viewer's hand as PNG bytes (see ``render.render_hand``), drawn before boards."""
+        """The viewer's hand as PNG bytes (see ``hand_picture.render_hand``), drawn before
+        boards."""
         async with self._turn(urgent=True):
             return await self._run(render_hand, view, info)
 

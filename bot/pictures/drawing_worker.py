@@ -8,9 +8,10 @@ a drawing function (``render_board``, ``render_hand``, ``render_leaderboard``,
 code, started by the bot itself, and the pipes are private to the two processes: nothing from
 outside is ever unpickled.
 
-It imports the renderers (``bot.pictures.render``, ``render_tables``) and ``engine`` and nothing
-of the bot's Discord side, so that it stays small. It logs nothing and prints nothing about what
-it draws (a hand picture is one player's secret); its stderr is the bot's, for a crash.
+It imports the renderers (``bot.pictures.board_picture``, ``hand_picture``, ``render_tables``)
+and ``engine`` and nothing of the bot's Discord side, so that it stays small. It logs nothing
+and prints nothing about what it draws (a hand picture is one player's secret); its stderr is
+the bot's, for a crash.
 
 Its life follows the bot's: it stops when its stdin closes, which happens when the bot closes
 it (``Pictures.close``) or when the bot's process ends in any way, so no drawing process
@@ -30,7 +31,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
-from .render import render_board, render_hand
+from .board_picture import render_board
+from .hand_picture import render_hand
 from .render_tables import render_leaderboard, render_money_chart
 
 DRAWINGS: dict[str, Callable[..., bytes]] = {

@@ -13,7 +13,7 @@ from PIL import Image, ImageDraw
 
 from bot.money.amounts import format_amount
 
-from .render import _DRAWING, _font, _printable
+from .fonts import _DRAWING, _font, _printable
 
 __all__ = ["date_ticks", "money_ticks", "render_leaderboard", "render_money_chart"]
 

@@ -7,31 +7,22 @@ public view only.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
-from engine import (
-    Card,
-    Discarded,
-    EndReason,
-    Event,
-    GameOver,
-    Left,
-    Move,
-    Passed,
-    Played,
-    Result,
-    Source,
-    Target,
-    View,
-)
+from bot.user_errors import DB_DOWN, SAVED_DB_AWAY
+from engine import Card, Event, Left, Move, Result, Source, Target, View
+from engine import describe as engine_describe
 from engine.cards import rank_name
 
 __all__ = [
+    "DB_DOWN",
     "EXPIRED",
     "RESTARTING",
     "HELP_TEXT",
     "MAX_MESSAGE",
     "PASS_HINT",
+    "SAVED_DB_AWAY",
     "SORRY",
     "board_fields",
     "clip",
@@ -73,14 +64,6 @@ SAVED_NOT_SHOWN = ("✅ That was saved, but I couldn't show it here just now (Di
                    "answer). The board shows it; press **Show my hand** or use `/hand` to go "
                    "on.")
 """The apology for a failure after a move (or a new game) was saved: it did happen."""
-
-SAVED_DB_AWAY = ("✅ That was saved, but the database stopped answering before I could show it: "
-                 "the board shows it once the database is back.")
-"""The answer when a move or a new game was saved and the database went away just after."""
-
-DB_DOWN = ("⏳ The database is not answering, so nothing was changed. Please try again in a "
-           "moment.")
-"""The answer while the database is down, unreachable, full or read-only."""
 
 PASS_HINT = "No card can move: /pass ends your turn."
 
@@ -136,7 +119,8 @@ def source_label(move: Move, view: View) -> str:
 
 
 def target_label(move: Move, view: View) -> str:
-    """A friendly name for a move's target: ``Centre 2 (needs 7)``, ``Side 1 (on 9♣)``."""
+    """A friendly name for a move's target: ``Centre 2 (needs 7)``,
+    ``Side 1 (on 9♣, ends your turn)``."""
     seat = view.viewer if view.viewer is not None else view.turn
     i = move.target_index
     if move.target is Target.CENTRE:
@@ -146,7 +130,7 @@ def target_label(move: Move, view: View) -> str:
         return f"Centre {i + 1} (needs {rank_name(stack.needs)})"
     pile = view.sides[seat][i]
     if not pile:
-        return f"Side {i + 1} (empty)"
+        return f"Side {i + 1} (empty, ends your turn)"
     return f"Side {i + 1} (on {card_text(pile[-1])}, ends your turn)"
 
 
@@ -154,120 +138,36 @@ def describe_move(name: str, move: Move, card: Card | None, as_rank: int | None 
     """A public line about a move already made: ``Ann: 7♥ from hand → centre 2``.
 
     ``card`` is the card that moved (public once played); ``as_rank`` what a wild card became.
+    The words are the engine's (``engine.describe``), as the board lists them.
     """
-    if move.is_pass:
-        return f"{name} passed"
-    where = {Source.HAND: "hand", Source.PAYOFF: "pay-off"}.get(
-        move.source, f"side {move.source_index + 1}"  # type: ignore[arg-type]
-    )
-    shown = "" if card is None else card_text(card) + " "
-    if as_rank is not None and card is not None and (card.is_joker or card.rank != as_rank):
-        shown += f"as {_rank_short(as_rank)} "
-    kind = "centre" if move.target is Target.CENTRE else "side"
-    return f"{name}: {shown}from {where} → {kind} {move.target_index + 1}"
+    described = dataclasses.replace(engine_describe.describe_move(0, move, card, as_rank),
+                                    card=card)
+    line = described.line((name,))
+    assert line is not None  # a move always has its line
+    return line
 
 
 def describe_events(names: Sequence[str], events: Sequence[Event]) -> list[str]:
     """Public lines for the moves among ``events`` (draws are never described), and at a table
     of three or four for each player who left (rule 26): ``Carol left the game (12 cards in
     their pay-off pile)``. (At a table of two the end of the game says it.)"""
-    lines = []
-    for event in events:
-        if isinstance(event, Played):
-            lines.append(describe_move(names[event.player], event.move, event.card,
-                                       event.as_rank))
-        elif isinstance(event, Discarded):
-            lines.append(describe_move(names[event.player], event.move, event.card))
-        elif isinstance(event, Passed):
-            lines.append(f"{names[event.player]} passed")
-        elif isinstance(event, Left) and len(names) > 2:
-            lines.append(left_line(names[event.player], event.margin))
-        elif isinstance(event, GameOver):
-            lines.append("Game over: " + result_text(event.result, names))
-    return lines
+    return engine_describe.public_lines(events, names)
 
 
 def left_line(name: str, margin: int) -> str:
     """``Carol left the game (12 cards in their pay-off pile)``: rule 26, his margin."""
-    return f"{name} left the game ({plural(margin, 'card')} in their pay-off pile)"
+    return engine_describe.describe_event(Left(0, margin, None)).sentence((name,))
 
 
 def describe_history(names: Sequence[str], history: Sequence[tuple[int, Move]]) -> list[str]:
     """Public lines for saved moves (after a restart); hand cards are named, others not."""
-    return [describe_move(names[seat], move, move.card) for seat, move in history]
+    return engine_describe.history_lines(history, names)
 
 
 def result_text(result: Result, names: Sequence[str]) -> str:
     """How a game ended, in a sentence (at a table of three or four: a few, naming every
-    loser's margin and the leavers)."""
-    if len(names) > 2:
-        return _group_result_text(result, names)
-    reasons = {
-        EndReason.PAYOFF_EMPTIED: "played the last pay-off card",
-        EndReason.STALEMATE: "stalemate: neither player could or would play",
-        EndReason.TURN_LIMIT: "the game reached its turn limit",
-        EndReason.STOCK_OUT: "the stock ran out",
-        EndReason.RESIGNED: "resigned",
-    }
-    if result.winner is None:
-        return f"Tied game, no points ({reasons[result.reason]})."
-    winner = names[result.winner]
-    loser = names[1 - result.winner]
-    points = plural(result.score, "point")
-    if result.reason is EndReason.PAYOFF_EMPTIED:
-        return f"{winner} wins, scoring {points}: {winner} played the last pay-off card."
-    if result.reason is EndReason.RESIGNED:
-        return f"{winner} wins, scoring {points}: {loser} gave the game up."
-    return f"{winner} wins, scoring {points} ({reasons[result.reason]})."
-
-
-def _and(words: Sequence[str]) -> str:
-    """``Ann``, ``Ann and Bob``, ``Ann, Bob and Cy``."""
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-
-
-def _group_result_text(result: Result, names: Sequence[str]) -> str:
-    """Rules 25 and 26: the winner scores the sum of the losers' margins; a drawn game none."""
-    leavers = set(result.left)
-
-    def margin(k: int, seat: int, m: int) -> str:
-        return (f"{names[seat]} {'loses ' if k == 0 else ''}by {m}"
-                + (" (left the game)" if seat in leavers else ""))
-
-    losers = list(result.losers)
-    if result.winner is None:
-        stayed = [s for s in range(len(names))
-                  if s not in leavers and s not in result.absent]
-        if result.reason is EndReason.STALEMATE:
-            fewest = min(result.payoff_left[s] for s in stayed)
-            shared = [names[s] for s in stayed if result.payoff_left[s] == fewest]
-            why = (f"stalemate: a whole round without a play, and {_and(shared)} share the "
-                   f"fewest pay-off cards ({fewest})")
-        elif result.reason is EndReason.STOCK_OUT:
-            why = "the stock ran out"
-        else:
-            why = "the game reached its turn limit"
-        text = f"Drawn game, no points: {why}."
-        if losers:
-            text += " " + _and([f"{names[s]} ({plural(m, 'card')})" for s, m in losers]) + \
-                (" left the game and lose" if len(losers) > 1 else " left the game and loses") \
-                + " nothing to anyone."
-        return text
-    winner = names[result.winner]
-    points = plural(result.score, "point")
-    if len(losers) > 1:
-        points += " (" + " + ".join(str(m) for _, m in losers) + ")"
-    if result.reason is EndReason.PAYOFF_EMPTIED:
-        why = f": {winner} played the last pay-off card."
-    elif result.reason is EndReason.RESIGNED:
-        why = ": everyone else left the game."
-    elif result.reason is EndReason.STALEMATE:
-        why = (f" (stalemate: a whole round without a play; {winner} has the fewest pay-off "
-               "cards, and each margin is the difference).")
-    else:
-        why = "."
-    lost = ", ".join(margin(k, s, m) for k, (s, m) in enumerate(losers)) + "."
-    return f"{winner} wins, scoring {points}{why} {lost}"
+    loser's margin and the leavers): the engine's words (``engine.describe``)."""
+    return engine_describe.describe_result(result, names)
 
 
 def _ranks_text(ranks: tuple[int, ...]) -> str:
@@ -476,8 +376,9 @@ def turn_summary(view: View, names: Sequence[str]) -> str:
     if not done:
         return head + " is over."
     lines = describe_history(names, done)
-    if not recent and len(view.recent) == len(done):
-        lines.insert(0, "…")  # the turn began before the moves a view remembers
+    if not recent and len(view.recent) == len(done) and view.turn_number > 1:
+        # The turn began before the moves a view remembers (the first turn began with them).
+        lines.insert(0, "…")
     return clip(head + " · " + "; ".join(lines), 1900)
 
 

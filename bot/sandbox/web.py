@@ -48,9 +48,9 @@ log = logging.getLogger("bot.sandbox")
 HISTORY = 200
 """Messages per channel a page gets when it connects (older ones stay on the server)."""
 
-_STATIC = re.compile(r"^[a-z0-9][a-z0-9._-]*\.(html|css|js|png|svg)$")
+_STATIC = re.compile(r"^[a-z0-9][a-z0-9._-]*\.(html|css|js|png|svg|ico)$")
 _TYPES = {"html": "text/html", "css": "text/css", "js": "text/javascript",
-          "png": "image/png", "svg": "image/svg+xml"}
+          "png": "image/png", "svg": "image/svg+xml", "ico": "image/x-icon"}
 _TEXT_CHANNELS = (ChannelType.GUILD_TEXT, ChannelType.GUILD_NEWS, ChannelType.PUBLIC_THREAD,
                   ChannelType.PRIVATE_THREAD)
 
@@ -91,6 +91,8 @@ class SandboxPage:
         app = web.Application(middlewares=[self._only_this_machine])
         app.router.add_get("/", self._index)
         app.router.add_get("/static/{name}", self._static)
+        # Browsers ask for it whatever the page says.
+        app.router.add_get("/favicon.ico", self._favicon)
         app.router.add_get("/attachments/{attachment_id}/{filename}", self._attachment)
         app.router.add_get("/ws", self._websocket)
         runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
@@ -141,6 +143,9 @@ class SandboxPage:
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
         return self._file("index.html")
+
+    async def _favicon(self, request: web.Request) -> web.StreamResponse:
+        return self._file("favicon.ico")
 
     async def _static(self, request: web.Request) -> web.StreamResponse:
         return self._file(request.match_info["name"])

@@ -22,9 +22,11 @@ import pytest
 
 from bot.bench.commands import positions
 from bot.pictures import drawing
+from bot.pictures.board_info import BoardInfo
+from bot.pictures.board_picture import render_board
 from bot.pictures.drawing import Pictures
 from bot.pictures.drawing_worker import frame, read_message
-from bot.pictures.render import BoardInfo, render_board, render_hand
+from bot.pictures.hand_picture import render_hand
 from engine import View
 
 

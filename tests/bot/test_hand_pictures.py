@@ -12,7 +12,7 @@ import pytest
 from bot.app import ui
 from bot.app.host import Host
 from bot.games.game_service import GameService, LiveGame
-from bot.pictures.render import render_hand
+from bot.pictures.hand_picture import render_hand
 from bot.storage import Storage
 
 ANN, BOB = 101, 202

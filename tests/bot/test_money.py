@@ -64,3 +64,16 @@ def test_error_messages_quote_only_a_prefix() -> None:
     with pytest.raises(AmountError, match="isn't an amount") as caught:
         parse_amount("short")
     assert "'short'" in str(caught.value)
+
+
+@pytest.mark.parametrize(("names", "expected"), [
+    ({1: "Alice", 2: "Bob"}, "ledger-alice-bob.csv"),
+    ({1: "Zoë O'Neil", 2: "../etc/passwd"}, "ledger-zoe-o-neil-etc-passwd.csv"),
+    ({1: "🂡🂡", 2: "Bob"}, "ledger-1-bob.csv"),  # nothing safe in a name: its id
+    ({1: "Sam", 2: "sam"}, "ledger-sam-1-sam-2.csv"),  # names that read the same: with ids
+    ({}, "ledger-1-2.csv"),
+])
+def test_the_ledger_file_is_named_after_the_players(names: dict[int, str], expected: str
+                                                    ) -> None:
+    from bot.app.cogs.money_commands import csv_filename
+    assert csv_filename(names, 1, 2) == expected

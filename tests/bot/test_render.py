@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,8 +17,20 @@ from PIL import Image, ImageChops
 
 from bot.bench.commands import main as bench_main
 from bot.bench.commands import positions
-from bot.pictures import render
-from bot.pictures.render import BOARD_SIZE, HAND_SIZE, BoardInfo, render_board, render_hand
+from bot.pictures import (
+    board_info,
+    board_layout,
+    board_picture,
+    cards_and_fans,
+    fonts,
+    group_board,
+    hand_picture,
+    picture_palette,
+)
+from bot.pictures.board_info import BoardInfo
+from bot.pictures.board_layout import BOARD_WIDTH, board_size
+from bot.pictures.board_picture import render_board
+from bot.pictures.hand_picture import HAND_SIZE, render_hand
 from engine import CLASSIC, KINGS, Card, EndReason, Game, Result, View, parse_cards
 from engine.game import full_deck
 
@@ -80,7 +93,7 @@ def test_boards_are_small_pngs_of_a_fixed_size(cases: list[tuple[View, View, Boa
     assert any(pub.is_over for pub, _, _ in cases)
     assert max(len(s) for pub, _, _ in cases for seat in pub.sides for s in seat) >= 15
     for pub, _, info in cases:
-        open_png(render_board(pub, info), BOARD_SIZE)
+        open_png(render_board(pub, info), board_size(pub))
 
 
 def test_hands_are_small_pngs_of_a_fixed_size(cases: list[tuple[View, View, BoardInfo]]) -> None:
@@ -91,13 +104,13 @@ def test_hands_are_small_pngs_of_a_fixed_size(cases: list[tuple[View, View, Boar
 def test_long_side_stacks_and_wild_cards() -> None:
     game = long_stacks()
     assert max(len(s) for seat in game.sides for s in seat) == 24
-    open_png(render_board(game.public_view(), INFO), BOARD_SIZE)
+    open_png(render_board(game.public_view(), INFO), board_size(game.public_view()))
     open_png(render_hand(game.view(0), INFO), HAND_SIZE)
     thirty = " ".join(c.text for c in full_deck(KINGS)[:30])
     kings = Game.from_layout(KINGS, payoffs=["5D", "6D"], hands=["KS 2H", ""],
                              centre=["KH 2S KD", "KC"],
                              sides=[[thirty, "", "", ""], ["", "", "", "2C 2C 3C 3C 4C 4C"]])
-    open_png(render_board(kings.public_view(), INFO), BOARD_SIZE)
+    open_png(render_board(kings.public_view(), INFO), board_size(kings.public_view()))
 
 
 def test_a_joker_on_a_side_stack_shows_what_it_stands_for() -> None:
@@ -121,7 +134,7 @@ def test_a_joker_on_a_side_stack_shows_what_it_stands_for() -> None:
     # Another meaning changes that joker's card in the picture, and nothing else.
     box = ImageChops.difference(board, standing_for((10,))).getbbox()
     assert box is not None
-    assert box[0] >= BOARD_SIZE[0] // 2 and box[2] - box[0] <= render._SIDE_W
+    assert box[0] >= BOARD_WIDTH // 2 and box[2] - box[0] <= cards_and_fans._SIDE_W
     # Without the ranks it is a plain joker again.
     plain = dataclasses.replace(view, side_ranks=())
     assert render_board(plain, INFO) != render_board(view, INFO)
@@ -129,14 +142,15 @@ def test_a_joker_on_a_side_stack_shows_what_it_stands_for() -> None:
 
 @pytest.mark.parametrize("n", range(1, 41))
 def test_every_card_of_a_fan_shows_its_corner(n: int) -> None:
-    height = render._FAN_HEIGHT
-    step = render._fan_step(n, height)
-    assert (n - 1) * step + render._SIDE_H <= height
+    height = board_layout._FAN_HEIGHT
+    step = cards_and_fans._fan_step(n, height)
+    assert (n - 1) * step + cards_and_fans._SIDE_H <= height
     if n > 1:
-        size = render._corner_for_step(int(step))
+        size = cards_and_fans._corner_for_step(int(step))
         # The rank and suit fit in the strip each card shows, at a readable size.
-        assert render._corner_pad(size) + render._cap_height(size) + 3 <= step
-        assert size >= (render._CORNER_MAX if n <= 20 else 16 if n <= 28 else render._CORNER_MIN)
+        assert cards_and_fans._corner_pad(size) + fonts._cap_height(size) + 3 <= step
+        assert size >= (cards_and_fans._CORNER_MAX if n <= 20 else 16 if n <= 28
+                        else cards_and_fans._CORNER_MIN)
 
 
 def test_public_and_player_views_give_the_same_board(
@@ -191,9 +205,9 @@ def test_the_result_is_drawn() -> None:
         over = dataclasses.replace(view, result=result)
         pictures.add(render_board(over, INFO))
     assert len(pictures) == 5
-    assert render.result_line(Result(1, 2, EndReason.RESIGNED, (4, 2)), ("Ann", "Bob")) == (
+    assert board_info.result_line(Result(1, 2, EndReason.RESIGNED, (4, 2)), ("Ann", "Bob")) == (
         "Bob wins · 2 points · Ann resigned")
-    assert render.result_line(Result(None, 0, EndReason.STOCK_OUT, (3, 4)), ("Ann", "Bob")) == (
+    assert board_info.result_line(Result(None, 0, EndReason.STOCK_OUT, (3, 4)), ("Ann", "Bob")) == (
         "Tie · no points · the stock ran out")
 
 
@@ -223,25 +237,28 @@ def test_hand_needs_a_player_view() -> None:
 
 
 def test_names_the_fonts_cannot_draw_are_cleaned() -> None:
-    assert render._printable("Ann 🎉", True) == "Ann"
-    assert render._printable("Zoë ♥", True) == "Zoë ♥"
+    assert fonts._printable("Ann 🎉", True) == "Ann"
+    assert fonts._printable("Zoë ♥", True) == "Zoë ♥"
     view = long_stacks().public_view()
     emoji = dataclasses.replace(INFO, names=("Ann 🎉", "Bob"))
     assert render_board(view, emoji) == render_board(view, INFO)
 
 
 def test_the_renderer_imports_no_discord() -> None:
-    code = "import sys, bot.pictures.render\nprint('discord' in sys.modules)\n"
+    code = ("import sys, bot.pictures.board_picture, bot.pictures.hand_picture\n"
+            "print('discord' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[2])
     assert out.stdout.strip() == "False"
-    source = Path(render.__file__).read_text(encoding="utf-8")
-    assert "discord" not in source.replace("Discord", "")
+    for module in (board_info, board_layout, board_picture, cards_and_fans, fonts, group_board,
+                   hand_picture, picture_palette):
+        source = Path(module.__file__ or "").read_text(encoding="utf-8")
+        assert "discord" not in source.replace("Discord", ""), module
 
 
 def test_fonts_are_bundled() -> None:
     for name in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVu-LICENSE.txt"):
-        assert (render._ASSETS / name).is_file()
+        assert (fonts._ASSETS / name).is_file()
 
 
 def test_bench_prints_one_json_line_per_picture(capsys: pytest.CaptureFixture[str]) -> None:
@@ -262,25 +279,14 @@ def test_bench_prints_one_json_line_per_picture(capsys: pytest.CaptureFixture[st
 
 
 @pytest.fixture
-def drawn(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+def drawn() -> Iterator[fonts.DrawnText]:
     """What the renderer draws as text, and which texts it had to cut short to fit."""
-    seen: dict[str, list[str]] = {"texts": [], "cut": []}
-    real_text, real_fit = render._text, render._fit
+    with fonts.drawn_text() as record:
+        yield record
 
-    def text(image: Image.Image, xy: tuple[float, float], text: str, *args: object,
-             **kwargs: object) -> None:
-        seen["texts"].append(text)
-        real_text(image, xy, text, *args, **kwargs)  # type: ignore[arg-type]
 
-    def fit(text: str, size: int, width: int, bold: bool = True) -> str:
-        out = real_fit(text, size, width, bold)
-        if out != text:
-            seen["cut"].append(text)
-        return out
-
-    monkeypatch.setattr(render, "_text", text)
-    monkeypatch.setattr(render, "_fit", fit)
-    return seen
+def texts_of(record: fonts.DrawnText) -> list[str]:
+    return [text for text, _ in record.texts]
 
 
 def ace_due_everywhere() -> Game:
@@ -289,50 +295,50 @@ def ace_due_everywhere() -> Game:
                             sides=[["9C", "", "", ""], ["", "", "", ""]], turn=0)
 
 
-def test_the_compulsory_label_is_never_cut(drawn: dict[str, list[str]]) -> None:
+def test_the_compulsory_label_is_never_cut(drawn: fonts.DrawnText) -> None:
     view = ace_due_everywhere().view(0)
     assert len(view.compulsory) == 8  # the Ace in hand and the pay-off Ace, each to C1..C4
     render_hand(view, INFO)
-    assert drawn["cut"] == []
-    labels = [t for t in drawn["texts"] if t.startswith(("MUST", "→"))]
+    assert drawn.cut == []
+    labels = [t for t in texts_of(drawn) if t.startswith(("MUST", "→"))]
     assert labels and all(t.endswith("C4") or t == "MUST" for t in labels), labels
 
 
 def test_stacks_are_named_short() -> None:
-    assert render._stacks("C", (0, 1, 2, 3)) == "C1–C4"
-    assert render._stacks("S", (0, 2)) == "S1 S3"
-    assert render._stacks("C", (0, 1, 3)) == "C1 C2 C4"
+    assert hand_picture._stacks("C", (0, 1, 2, 3)) == "C1–C4"
+    assert hand_picture._stacks("S", (0, 2)) == "S1 S3"
+    assert hand_picture._stacks("C", (0, 1, 3)) == "C1 C2 C4"
 
 
 GAME_OVER = "Game over: Annabel wins, scoring 26 points: Annabel played the last pay-off card."
 
 
-def test_a_long_last_move_is_wrapped_not_cut(drawn: dict[str, list[str]]) -> None:
+def test_a_long_last_move_is_wrapped_not_cut(drawn: fonts.DrawnText) -> None:
     info = dataclasses.replace(INFO, last_moves=(*INFO.last_moves, GAME_OVER))
     render_board(long_stacks().public_view(), info)
-    assert drawn["cut"] == []
-    lines = [t for t in drawn["texts"] if t in GAME_OVER]
+    assert drawn.cut == []
+    lines = [t for t in texts_of(drawn) if t in GAME_OVER]
     assert len(lines) > 1 and GAME_OVER in " ".join(lines), lines
 
 
-def test_the_joker_in_last_moves_is_written_as_a_word(drawn: dict[str, list[str]]) -> None:
+def test_the_joker_in_last_moves_is_written_as_a_word(drawn: fonts.DrawnText) -> None:
     # The font's U+1F0CF is a small outlined card: at 22 px it reads as a missing glyph.
     info = dataclasses.replace(INFO, last_moves=("Ann: 🃏 as 5 from hand → centre 1",))
     render_board(long_stacks().public_view(), info)
-    assert "Ann: Joker as 5 from hand → centre 1" in " ".join(drawn["texts"])
-    assert not any("🃏" in t for t in drawn["texts"])
+    assert "Ann: Joker as 5 from hand → centre 1" in " ".join(texts_of(drawn))
+    assert not any("🃏" in t for t in texts_of(drawn))
 
 
 def test_the_png_holds_the_picture_mapped_to_the_palette(
         cases: list[tuple[View, View, BoardInfo]]) -> None:
-    # The PNG is written by render._png, not by Pillow: Pillow must read back exactly the
+    # The PNG is written by picture_palette._png, not by Pillow: Pillow must read back exactly the
     # drawn picture, each pixel its nearest palette colour, and nearly the colours drawn.
     for pub, mine, info in cases[::8]:
-        for drawn, png in ((render._draw_board(render._public(pub), info),
+        for drawn, png in ((board_picture._draw_board(board_info._public(pub), info),
                             render_board(pub, info)),
-                           (render._draw_hand(mine, info), render_hand(mine, info))):
+                           (hand_picture._draw_hand(mine, info), render_hand(mine, info))):
             back = open_png(png, drawn.size).convert("RGB")
-            mapped = drawn.quantize(palette=render._PALETTE, dither=Image.Dither.NONE)
+            mapped = drawn.quantize(palette=picture_palette._PALETTE, dither=Image.Dither.NONE)
             assert back.tobytes() == mapped.convert("RGB").tobytes()
             diff = ImageChops.difference(back, drawn).convert("L").histogram()
             assert sum(level * n for level, n in enumerate(diff)) / sum(diff) < 4.0  # of 255
@@ -342,7 +348,7 @@ def test_the_png_holds_the_picture_mapped_to_the_palette(
 def test_tiny_pictures_make_valid_pngs(size: tuple[int, int]) -> None:
     picture = Image.new("RGB", size, (205, 20, 36))
     picture.putpixel((0, 0), (255, 255, 255))
-    back = open_png(render._png(picture), size).convert("RGB")
+    back = open_png(picture_palette._png(picture), size).convert("RGB")
     assert back.getpixel((0, 0)) == (255, 255, 255)
     assert back.getpixel((size[0] - 1, size[1] - 1)) == ((205, 20, 36) if size != (1, 1)
                                                          else (255, 255, 255))
@@ -371,10 +377,10 @@ def test_group_boards_and_hands_are_small_pngs(
         group_cases: list[tuple[View, View, BoardInfo]]) -> None:
     for pub, mine, info in group_cases:
         n = pub.players
-        assert render.board_size(n)[0] == BOARD_SIZE[0]
-        open_png(render_board(pub, info), render.board_size(n))  # < 300 KB
-        open_png(render_hand(mine, info), render.hand_size(n))
-    assert render.board_size(2) == BOARD_SIZE and render.hand_size(2) == HAND_SIZE
+        assert board_size(pub)[0] == BOARD_WIDTH
+        open_png(render_board(pub, info), board_size(pub))  # < 300 KB
+        open_png(render_hand(mine, info), hand_picture.hand_size(n))
+    assert hand_picture.hand_size(2) == HAND_SIZE
 
 
 def group_game(rules: object, players: int, moves: int, seed: int = 4) -> Game:
@@ -405,33 +411,33 @@ def test_a_group_board_is_the_same_from_every_seat(rules: object, players: int) 
 
 
 def test_group_boards_show_who_plays_who_left_and_the_result(
-        drawn: dict[str, list[str]]) -> None:
+        drawn: fonts.DrawnText) -> None:
     names = ("Ann", "Bob", "Carol", "Dmitri")
     game = group_game(KINGS, 4, 40)
     game.resign(2)
     render_board(game.public_view(), BoardInfo(names))
-    texts = drawn["texts"]
+    texts = texts_of(drawn)
     assert "TO PLAY" in texts and "LEFT" in texts
     assert f"▶ {names[game.turn]}" in texts
     assert {"Ann", "Bob", "Carol", "Dmitri"} <= {t.removeprefix("▶ ") for t in texts}
-    drawn["texts"].clear()
+    drawn.texts.clear()
     game.resign(0)
     game.resign(1)
     result = game.public_view().result
     assert result is not None and result.winner == 3
     render_board(game.public_view(), BoardInfo(names))
-    texts = drawn["texts"]
+    texts = texts_of(drawn)
     assert f"WINNER +{result.score}" in texts
     assert any(t.startswith("Game over: Dmitri wins") and "Carol, Ann and Bob left" in t
                for t in texts), texts
     assert all(f"LEFT −{result.margins[s]}" in texts for s in (0, 1, 2))  # their margins
 
 
-def test_three_seats_show_the_order_of_play(drawn: dict[str, list[str]]) -> None:
+def test_three_seats_show_the_order_of_play(drawn: fonts.DrawnText) -> None:
     names = ("Ann", "Bob", "Carol")
     game = group_game(CLASSIC, 3, 20)
     render_board(game.public_view(), BoardInfo(names))
-    order = [t for t in drawn["texts"] if t.startswith(("▶ ", "2. ", "3. ")) and " left" in t]
+    order = [t for t in texts_of(drawn) if t.startswith(("▶ ", "2. ", "3. ")) and " left" in t]
     first = names[game.turn]
     assert order[0] == f"▶ {first} · {game.public_view().payoff_counts[game.turn]} left"
     assert [t.split(" · ")[0][3:] for t in order[1:]] == [
@@ -440,33 +446,21 @@ def test_three_seats_show_the_order_of_play(drawn: dict[str, list[str]]) -> None
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_no_text_on_a_group_board_is_smaller_than_a_rank(
-        players: int, monkeypatch: pytest.MonkeyPatch,
-        group_cases: list[tuple[View, View, BoardInfo]]) -> None:
-    # Drawn for a phone some 400 px wide: the picture is scaled by 400 / its width, text and
-    # cards alike. Every text must be at least the corner rank of a side-stack card (the rank
-    # a player reads on a fan), and no smaller on the phone than that rank on a two-player
-    # board. (Card faces themselves, and the corners of a fan longer than
-    # _GROUP_FULL_FAN cards squeezed into its panel, are cards, not text.)
-    sizes: list[int] = []
-    real = render._text
-
-    def text(image: Image.Image, xy: tuple[float, float], text: str, size: int,
-             *args: object, **kwargs: object) -> None:
-        sizes.append(size)
-        real(image, xy, text, size, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(render, "_text", text)
-    render._group_base.cache_clear()
-    for pub, _, info in group_cases:
-        if pub.players == players:
-            render_board(pub, info)
-    width = render.board_size(players)[0]
-    rank = render._CORNER_MAX
-    assert min(sizes) >= rank
-    assert min(sizes) * 400 / width >= rank * 400 / BOARD_SIZE[0]
+        players: int, group_cases: list[tuple[View, View, BoardInfo]]) -> None:
+    # Every text is at least the corner rank of a side-stack card (the rank a player reads on
+    # a fan); test_render_phone checks the 8 px on a phone. (Card faces themselves, and the
+    # corners of a fan longer than _GROUP_FULL_FAN cards squeezed into its panel, are cards,
+    # not text.)
+    group_board._group_base.cache_clear()
+    with fonts.drawn_text() as drawn:
+        for pub, _, info in group_cases:
+            if pub.players == players:
+                render_board(pub, info)
+    rank = cards_and_fans._CORNER_MAX
+    assert min(drawn.sizes) >= rank
     # The side stacks keep full-size corners up to this many cards.
-    step = render._fan_step(render._GROUP_FULL_FAN, render._GROUP_FAN_HEIGHT)
-    assert render._corner_for_step(int(step)) == rank
+    step = cards_and_fans._fan_step(board_layout._GROUP_FULL_FAN, board_layout._GROUP_FAN_HEIGHT)
+    assert cards_and_fans._corner_for_step(int(step)) == rank
 
 
 @pytest.mark.parametrize("players", [3, 4])
@@ -478,7 +472,7 @@ def test_no_half_of_a_group_board_is_empty(players: int) -> None:
     board = Image.open(io.BytesIO(render_board(game.public_view(), BoardInfo(names)))
                        ).convert("RGB")
     w, h = board.size
-    felt = {render._FELT, render._FELT_DARK}
+    felt = {picture_palette._FELT, picture_palette._FELT_DARK}
     for box in ((0, 0, w, h // 2), (0, h // 2, w, h), (0, 0, w // 2, h), (w // 2, 0, w, h)):
         part = board.crop(box)
         colours = part.getcolors(part.width * part.height) or []
@@ -486,54 +480,68 @@ def test_no_half_of_a_group_board_is_empty(players: int) -> None:
         assert ink > 0.05, (box, ink)
 
 
-def test_group_hands_show_the_opponents_in_order(drawn: dict[str, list[str]]) -> None:
+def test_group_hands_show_the_opponents_in_order(drawn: fonts.DrawnText) -> None:
     names = ("Ann", "Bob", "Carol", "Dmitri")
     game = group_game(CLASSIC, 4, 25)
     game.resign(3) if game.turn != 3 else game.resign(2)
     seat = game.turn
     view = game.view(seat)
-    open_png(render_hand(view, BoardInfo(names)), render.hand_size(4))
-    shown = [t.removeprefix("▶ ") for t in drawn["texts"] if t.removeprefix("▶ ") in names]
+    open_png(render_hand(view, BoardInfo(names)), hand_picture.hand_size(4))
+    shown = [t.removeprefix("▶ ") for t in texts_of(drawn) if t.removeprefix("▶ ") in names]
     order = [names[o.seat] for o in view.opponents]
     assert shown[-3:] == order and names[seat] not in shown[-3:]
-    assert "left the game" in drawn["texts"]
+    assert "left the game" in texts_of(drawn)
 
 
 def test_group_result_lines() -> None:
     names = ("Ann", "Bob", "Carol", "Dmitri")
     left = Result(0, 30, EndReason.RESIGNED, (5, 10, 20, 0), (None, 10, 20, 0), (1, 2, 3))
-    assert render.result_line(left, names) == (
+    assert board_info.result_line(left, names) == (
         "Ann wins · 30 points · Bob, Carol and Dmitri left")
     drawn_game = Result(None, 0, EndReason.STALEMATE, (5, 5, 9), (None, None, None))
-    assert render.result_line(drawn_game, names[:3]) == (
+    assert board_info.result_line(drawn_game, names[:3]) == (
         "Tie · no points · stalemate, fewest pay-off cards shared")
 
 
-DOC_BOARD = Path(__file__).resolve().parents[2] / "docs" / "board-4-players.png"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOC_BOARDS = {2: (DOCS / "board.png", 17), 3: (DOCS / "board-3-players.png", 30),
+              4: (DOCS / "board-4-players.png", 40)}
+"""The boards in the README: the picture and the turn it shows, by seats."""
 
 
-def four_player_doc_board() -> bytes:
-    """The picture in the README: a kings game of four played by the computer (``normal``) to
-    turn 40, the last moves as the bot writes them."""
+def doc_board(players: int) -> bytes:
+    """A picture in the README: a kings game of ``players`` played by the computer
+    (``normal``) to a set turn, the second game of a match, the last moves as the bot writes
+    them."""
     from bot.pictures.text import describe_events
     from engine.players import make_player
 
-    names = ("Alice", "Bob", "Carol", "Dmitri")
-    game, _ = Game.new(KINGS, 7, players=4)
-    players = [make_player("normal", seat) for seat in range(4)]
+    names = ("Alice", "Bob", "Carol", "Dmitri")[:players]
+    turns = DOC_BOARDS[players][1]
+    game, _ = Game.new(KINGS, 7, players=players)
+    robots = [make_player("normal", seat) for seat in range(players)]
     lines: list[str] = []
-    while game.turn_number < 40:
-        events = game.play(players[game.turn].choose(game.view(game.turn)))
+    while game.turn_number < turns:
+        events = game.play(robots[game.turn].choose(game.view(game.turn)))
         lines += describe_events(names, [e.public() for e in events])
-    info = BoardInfo(names, game_number=2, match_scores=(0, 14, 9, 0), match_target=50,
-                     last_moves=tuple(lines[-12:]))
+    info = BoardInfo(names, game_number=2, match_scores=(0, 14, 9, 0)[:players],
+                     match_target=50, last_moves=tuple(lines[-12:]))
     return render_board(game.public_view(), info)
 
 
-def test_the_readme_shows_a_four_player_board_as_drawn_today() -> None:
-    # python -m tests.bot.test_render draws it again.
-    assert DOC_BOARD.read_bytes() == four_player_doc_board()
+def _pixels(png: bytes) -> tuple[tuple[int, int], bytes]:
+    # The pixels, not the PNG's bytes: ISA-L's deflate differs by the CPU's instruction set.
+    with Image.open(io.BytesIO(png)) as image:
+        return image.size, image.convert("RGB").tobytes()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_readme_shows_boards_as_drawn_today(players: int) -> None:
+    # python -m tests.bot.test_render draws them again.
+    path = DOC_BOARDS[players][0]
+    assert _pixels(path.read_bytes()) == _pixels(doc_board(players))
 
 
 if __name__ == "__main__":
-    DOC_BOARD.write_bytes(four_player_doc_board())
+    for seats, (doc, _) in DOC_BOARDS.items():
+        doc.write_bytes(doc_board(seats))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.pictures.text import board_fields, clip, plural, quote
 from engine import CLASSIC, KINGS, Game
 
@@ -153,3 +155,84 @@ def test_group_turn_summary_and_hand_text() -> None:
     text = hand_text(game.view(other), NAMES4[:3])
     assert f"It's {NAMES4[game.turn]}'s turn." in text
     assert "**Next, in order:** " in text
+
+
+def test_the_words_of_moves_and_results_are_the_engines() -> None:
+    # The pictures and messages format what the engine says (engine.describe): a move's line,
+    # a wild card's rank, a card the move does not name, and how a game ended.
+    from bot.pictures.text import describe_events, describe_history, describe_move, result_text
+    from engine import (
+        Card,
+        EndReason,
+        Move,
+        Result,
+        describe_result,
+        history_lines,
+        public_lines,
+    )
+
+    joker = Move.parse("JK>C2")
+    assert describe_move("Ann", joker, Card.parse("JK"), 7) == "Ann: 🃏 as 7 from hand → centre 2"
+    assert describe_move("Ann", joker, None, 7) == "Ann: from hand → centre 2"
+    assert describe_move("Bob", Move.parse("S3>S1"), Card.parse("9D")) == (
+        "Bob: 9♦ from side 3 → side 1")
+    assert describe_move("Bob", Move.parse("pass"), None) == "Bob passed"
+    history = [(0, Move.parse("7H>C2")), (1, Move.parse("P>C1"))]
+    assert describe_history(("Ann", "Bob"), history) == history_lines(history, ("Ann", "Bob"))
+    game = Game.from_layout(CLASSIC, payoffs=["5H", "6S"], hands=["KC", "2S"],
+                            centre=["AS 2S 3S 4S"], turn=0)
+    events = game.play("P>C1")
+    assert describe_events(("Ann", "Bob"), events) == public_lines(events, ("Ann", "Bob")) == [
+        "Ann: 5♥ from pay-off → centre 1",
+        "Game over: Ann wins, scoring 1 point: Ann played the last pay-off card."]
+    tie = Result(None, 0, EndReason.STOCK_OUT, (4, 5))
+    assert result_text(tie, ("Ann", "Bob")) == describe_result(tie, ("Ann", "Bob"))
+
+
+def test_every_side_stack_target_says_the_same_things_the_same_way() -> None:
+    from bot.pictures.text import target_label
+    from engine import Move
+
+    game = Game.from_layout(CLASSIC, payoffs=["9H", "6S"], hands=["5S 7D", "KH"],
+                            sides=[["QC", "", "", ""], ["", "", "", ""]], turn=0)
+    view = game.view(0)
+    labels = [target_label(Move.parse(f"5S>S{i}"), view) for i in range(1, 5)]
+    assert labels == ["Side 1 (on Q♣, ends your turn)", "Side 2 (empty, ends your turn)",
+                      "Side 3 (empty, ends your turn)", "Side 4 (empty, ends your turn)"]
+
+
+def test_only_the_voice_library_warnings_of_discord_are_silenced(
+        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    import logging
+
+    import discord
+
+    from bot.app.client import SpiteBot
+    from bot.ops.config import Config
+
+    # discord.py warns once a process: make it warn again for this bot.
+    monkeypatch.setattr(discord.VoiceClient, "warn_nacl", True)
+    monkeypatch.setattr(discord.VoiceClient, "warn_dave", True)
+    with caplog.at_level(logging.DEBUG, logger="discord"):
+        SpiteBot(Config(token="t"))
+        logging.getLogger("discord.client").warning("something else went wrong")
+    assert "voice" not in caplog.text
+    assert "something else went wrong" in caplog.text
+
+
+def test_the_readme_says_who_the_sandbox_admin_is_and_what_a_challenge_is() -> None:
+    """What the README's Playing section tells a newcomer, and that it is so."""
+    from pathlib import Path
+
+    from bot.sandbox import FakeDiscord
+    from bot.sandbox.world import new_world
+    from bot.storage.rows import GuildSettings
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    playing = readme.split("### Playing", 1)[1].split("\n### ", 1)[0]
+    assert "a `kings` match to 50 points" in playing
+    assert "Alice owns the server and so is its admin" in playing and "`/void`" in playing
+    assert GuildSettings(guild_id=1).default_rules == "kings" and KINGS.match_target == 50
+    world = new_world(FakeDiscord())
+    owner = world.guild.members[world.guild.owner_id]
+    assert owner.user.global_name == "Alice"

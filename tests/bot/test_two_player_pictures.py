@@ -5,7 +5,9 @@ were before seats beyond two were drawn (commit e99b37b): the SHA-256 of the pix
 board and hand of 48 seeded positions of both rule sets and of a few hand-made ones (long side
 stacks, wild cards, each kind of result), and of the words beside them (board fields, event
 lines, result sentences, turn summaries, result announcements). Two-player boards must stay
-pixel-identical.
+pixel-identical. The boards were pinned again, on purpose, when their text grew to 8 px on a
+phone and the board was fitted to its content (issue 31): the hands and the words kept their
+pins of e99b37b.
 
 The pins hash the decoded picture (mode, size, palette, pixels), not the PNG's bytes: ISA-L
 chooses its deflate code by the CPU's instruction set, and a CI run on another machine gave
@@ -28,7 +30,9 @@ from PIL import Image
 
 from bot.bench.commands import positions
 from bot.pictures import text
-from bot.pictures.render import BoardInfo, render_board, render_hand, result_line
+from bot.pictures.board_info import BoardInfo, result_line
+from bot.pictures.board_picture import render_board
+from bot.pictures.hand_picture import render_hand
 from engine import CLASSIC, KINGS, EndReason, Game, Result
 from engine.players import make_player
 

@@ -34,6 +34,9 @@ from .page_actions import send_command
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 TIMEOUT_MS = 15_000
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+         "device_scale_factor": 3}
+"""A phone as chromium emulates one (the size of an iPhone 12 to 14)."""
 
 
 def _browser_problem() -> str | None:
@@ -70,7 +73,12 @@ class Person:
         await send_command(self.page, text)
 
     async def open(self, name: str) -> None:
-        """Open a channel or thread of the side list whose name contains ``name``."""
+        """Open a channel or thread of the side list whose name contains ``name`` (on a phone,
+        the list is in the drawer, opened with its button first)."""
+        toggle = self.page.locator("#drawer-toggle")
+        if await toggle.is_visible():
+            await toggle.click()
+            await self.page.locator("#sidebar.open").wait_for()
         await self.page.locator(".channel", has_text=name).first.click()
         await self.page.wait_for_function(
             "(n) => document.getElementById('channel-name').textContent.includes(n)", arg=name)
@@ -93,15 +101,22 @@ class Run:
     browser: Any
     people: dict[str, Person] = field(default_factory=dict)
 
-    async def person(self, name: str) -> Person:
-        context = await self.browser.new_context(viewport={"width": 1280, "height": 900})
+    async def person(self, name: str, *, phone: bool = False,
+                     scale: float | None = None) -> Person:
+        """``name``'s page, in a window of its own (on a phone, with ``phone``; ``scale``:
+        device pixels a CSS pixel)."""
+        settings: dict[str, Any] = dict(PHONE) if phone else {"viewport": {"width": 1280,
+                                                                           "height": 900}}
+        if scale is not None:
+            settings["device_scale_factor"] = scale
+        context = await self.browser.new_context(**settings)
         context.set_default_timeout(TIMEOUT_MS)
         page = await context.new_page()
         person = Person(name, page)
         page.on("websocket", lambda ws: ws.on(
             "framereceived", lambda payload: person.frames.append(str(payload))))
         await page.goto(f"{self.sandbox.page.url}?as={name.lower()}")
-        await page.wait_for_selector(".channel")
+        await page.wait_for_selector(".channel", state="attached")
         await page.wait_for_function("() => document.getElementById('connection')"
                                      ".classList.contains('up')")
         self.people[name] = person

@@ -273,7 +273,7 @@ def side_preference(card: str, target_label: str) -> int:
     if m:
         top = RANKS.get(m.group(1), int(m.group(1)) if m.group(1).isdigit() else 0)
         return 0 if rank_of(card) in (top, top - 1) else 2
-    return 1 if "(empty)" in target_label else 3
+    return 1 if "(empty" in target_label else 3
 
 
 def discard_order(token: str, rules: str) -> tuple[int, int]:

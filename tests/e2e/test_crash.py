@@ -19,15 +19,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from bot.app.client import SpiteBot
 from bot.games.game_service import SNAPSHOT_EVERY, restore_match
 from bot.games.replay import replay_match
-from bot.sandbox import FakeDiscord, FakeDiscordError
+from bot.ops.config import Config
+from bot.sandbox import FakeDiscord, FakeDiscordError, start_bot
+from bot.sandbox.faults import Fault
 from bot.storage import Storage
 from engine import Move, RuleSet
 from tests.dbtools import run_sql
 
-from .conftest import select_options
-from .test_bot_play import choose
+from .conftest import World, option_targets, select_options
+from .test_bot_play import choose, hand, live_game, start_challenge
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = (("alice", "bob", "kings"), ("carol", "dave", "classic"), ("erin", "frank", "kings"))
@@ -205,3 +210,119 @@ async def test_a_killed_bot_loses_no_acknowledged_move(tmp_path: Path, database:
                 bot.proc.kill()
             await bot.proc.wait()
         await fake.stop()
+
+
+# ---------------------------------------------------------------------- the first answer
+
+
+async def _board_behind(world: World, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, str]:
+    """A move saved and answered ✅ whose board was never drawn (as if the bot went down
+    between the two), and the bot stopped: the newest board and what it shows."""
+    fake = world.fake
+    await start_challenge(world, "kings")
+    assert world.bot is not None
+    live = live_game(world)
+    user = world.alice if live.on_turn == world.alice.id else world.bob
+    options = select_options(await hand(world, user))
+    token, target = choose(options, False, 1) or (options[0]["value"],
+                                                  option_targets(options[0])[0])
+
+    async def not_drawn(game_id: int, **_: Any) -> None:
+        return None
+
+    monkeypatch.setattr(world.bot.boards, "publish", not_drawn)
+    reply = await (await fake.slash(user, world.channel, "play", card=token,
+                                    to=target)).message()
+    assert "✅" in reply.content
+    await world.settle()
+    shown = _shown(world)
+    board = world.boards()[-1]
+    await world.stop()
+    return board, shown
+
+
+async def _restart_with_discord_timing(world: World) -> asyncio.Task[Any]:
+    """Start the bot again with discord.py's own ``guild_ready_timeout`` (2 s, as in
+    production); returns once its gateway is connected, long before it is ready."""
+    fake = world.fake
+    config = Config(token=fake.token, database=str(world.db), board_delay=0.01,
+                    computer_delay=0.0, tick=3600)
+    bot = SpiteBot(config, seed_source=world.seeds, clock=world.clock)
+    starting = asyncio.create_task(start_bot(fake, bot, guild_ready_timeout=None))
+    await fake.wait_for(lambda: fake.connected_count() > 0 or starting.done(), timeout=30,
+                        description="the restarted bot connected")
+    assert not starting.done(), "ready before the test could ask anything"
+    world.bot = bot
+    return starting
+
+
+async def _ready(world: World, starting: asyncio.Task[Any]) -> None:
+    world.handles.append(await starting)
+
+
+@pytest.mark.parametrize("first", ["/hand", "Show my hand"])
+async def test_after_a_restart_the_board_is_up_to_date_before_the_first_answer(
+        world: World, no_error_logs, monkeypatch: pytest.MonkeyPatch, first: str) -> None:
+    """The bot went down between a move's ✅ and its board. After the restart, with
+    discord.py's own ``guild_ready_timeout``, the first interaction (a command, a click) is
+    answered only once the board shows the saved position."""
+    fake = world.fake
+    board, before = await _board_behind(world, monkeypatch)
+    starting = await _restart_with_discord_timing(world)
+    at_answer: list[Any] = []
+    asked: list[Any] = []
+
+    def on_change() -> None:
+        # Called by the fake as the answer is recorded: the boards as a player sees them then.
+        if asked and asked[0].responded and not at_answer:
+            at_answer.append(_shown(world))
+
+    fake.listeners.append(on_change)
+    try:
+        if first == "/hand":
+            inter = await fake.slash(world.bob, world.channel, "hand")
+        else:  # the button of the board as it was
+            game_id = int(board.custom_ids()[0].rsplit(":", 1)[1])
+            inter = await fake.click(world.bob, board, f"sm:hand:v1:{game_id}", force=True)
+        asked.append(inter)
+        on_change()  # answered before the record was handed back
+        await _ready(world, starting)
+        message = await inter.message()
+    finally:
+        fake.listeners.remove(on_change)
+    assert message.ephemeral and "Your hand" in message.content
+    assert inter.rejected_callbacks == [] and inter.latency is not None \
+        and inter.latency < 3
+    # The board was behind: it is drawn again after the restart (sooner or later).
+    await fake.wait_for(lambda: _shown(world) != before, timeout=10,
+                        description="the board drawn again after the restart")
+    await world.settle()
+    after = _shown(world)
+    assert at_answer == [after], "the first answer came while the board was a move behind"
+
+
+async def test_a_board_discord_is_slow_to_take_after_a_restart_delays_no_answer_past_3_s(
+        world: World, no_error_logs, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wait for the boards at start is bounded: while Discord takes 8 s over the
+    repaired board, the first interactions are still answered within Discord's 3 s."""
+    fake = world.fake
+    _, before = await _board_behind(world, monkeypatch)
+    fake.faults.script("edit", Fault.slow(8.0))
+    fake.faults.script("post", Fault.slow(8.0))
+    starting = await _restart_with_discord_timing(world)
+    first = await fake.slash(world.alice, world.channel, "hand")
+    second = await fake.slash(world.bob, world.channel, "hand")
+    await _ready(world, starting)
+    for inter in (first, second):
+        assert "Your hand" in (await inter.message()).content
+        assert inter.rejected_callbacks == [] and inter.latency is not None \
+            and inter.latency < 3
+    await fake.wait_for(lambda: _shown(world) != before, timeout=20,
+                        description="the board drawn again once Discord took it")
+    await world.settle()
+
+
+def _shown(world: World) -> str:
+    """What the newest board shows (its words: the counts, the stacks, the last moves)."""
+    board = world.boards()[-1]
+    return json.dumps([board.id, board.content, board.embeds], sort_keys=True)

@@ -143,6 +143,22 @@ async def test_the_claim_notice_is_posted_once_across_restarts(world: World,
     assert len(notices()) == 1
 
 
+async def test_down_past_the_reminder_and_the_claim_time_one_notice_the_claim(
+        world: World, no_error_logs) -> None:
+    """The bot was away while a turn's reminder time and then its claim time passed: the
+    players get the claim notice, and no reminder for the same turn a round later."""
+    await start_challenge(world, "kings")
+    assert world.bot is not None
+    await world.stop()
+    world.clock.now += 73 * 3600
+    await world.start()
+    for _ in range(3):
+        await world.bot.tick()
+    texts = [m.text() for m in world.public()]
+    assert sum("You may claim" in t for t in texts) == 1, texts
+    assert not any("⏰" in t for t in texts), texts
+
+
 async def test_an_admin_cannot_shorten_a_game_already_going(world: World,
                                                             no_error_logs) -> None:
     await start_challenge(world, "kings")

@@ -246,6 +246,9 @@ async def test_the_csv_names_the_players(world: World, no_error_logs) -> None:
     assert [(r["debtor"], r["debtor_name"], r["creditor"], r["creditor_name"], r["amount"])
             for r in rows] == [(str(bob.id), "bob", str(alice.id), "alice", _dollars(owed))]
     assert rows[0]["result"] == "won by alice"
+    # The file is named after the players, for a reader who saves a few of them.
+    assert message.attachments[0].filename == "ledger-bob-alice.csv"
+    assert "Page 1 of 1 · 1 entry, newest first" in reply.content
 
 
 async def test_money_commands_and_buttons_answer_first(world: World, no_error_logs,

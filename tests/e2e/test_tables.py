@@ -215,6 +215,14 @@ async def test_an_open_table_joined_with_buttons_plays_a_whole_game(
     # Full: it started by itself; one more can't join.
     await fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
     assert "game on" in table.content and all(b.get("disabled") for b in table.buttons())
+    # It reads as a started table: no call for players, who plays, and where the game is.
+    live = live_game(world)
+    assert "looking for players" not in table.text() and "Press **Join**" not in table.text()
+    assert "open table" not in table.text()
+    description = table.embeds[0]["description"]
+    assert all(f"<@{p.id}>" in description for p in players)
+    where = f"in <#{live.thread_id}>" if live.thread_id else "below"
+    assert f"playing {where}" in description, description
     # Her client still showed the button (she pressed it as the last seat went).
     reply = await (await fake.click(erin, table, ids["join"], force=True)).settled()
     assert reply.ephemeral and ("already started" in reply.content

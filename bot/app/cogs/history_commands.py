@@ -33,8 +33,8 @@ from discord.ext import commands
 
 from bot.games.game_service import UserError
 from bot.games.history import HistoryPage, HistoryService, ReplayedGame, check_index, position_at
+from bot.pictures.board_info import BoardInfo
 from bot.pictures.drawing import pictures
-from bot.pictures.render import BoardInfo
 from bot.pictures.text import board_fields, card_text, clip, plural, result_text
 
 from .. import custom_ids as ids

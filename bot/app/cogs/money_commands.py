@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import re
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
@@ -30,7 +31,7 @@ from .. import custom_ids as ids
 from ..host import Host, Interaction
 from ..ui import Controls, Guarded, reply_error, think
 
-__all__ = ["MoneyCog", "DYNAMIC_ITEMS", "head_to_head_payload", "known_names"]
+__all__ = ["MoneyCog", "DYNAMIC_ITEMS", "csv_filename", "head_to_head_payload", "known_names"]
 
 PAGE = 10
 
@@ -64,6 +65,24 @@ async def known_names(bot: Host, interaction: Interaction,
     return {user_id: names[user_id] for user_id in ids if user_id in names}
 
 
+def _file_word(name: str | None) -> str:
+    # Letters, digits, '-' and '_' only: safe in a file name on every system, and Discord
+    # keeps it as sent (accents become their plain letter; anything else goes).
+    plain = unicodedata.normalize("NFKD", name or "").encode("ascii", "ignore").decode()
+    word = "".join(c if c.isalnum() or c in "-_" else "-" for c in plain.strip().lower())
+    return "-".join(part for part in word.split("-") if part)[:32].strip("-")
+
+
+def csv_filename(names: dict[int, str], a: int, b: int) -> str:
+    """The export's file name: ``ledger-<a's name>-<b's name>.csv``. A name with nothing
+    safe in it is replaced by the id, and two names that read the same get their ids."""
+    words = [_file_word(names.get(a)), _file_word(names.get(b))]
+    if words[0] == words[1]:
+        words = [f"{w}-{i}" if w else str(i) for w, i in zip(words, (a, b), strict=True)]
+    words = [w or str(i) for w, i in zip(words, (a, b), strict=True)]
+    return f"ledger-{words[0]}-{words[1]}.csv"
+
+
 def _when(ts: float) -> str:
     return f"<t:{int(ts)}:d>"
 
@@ -83,7 +102,8 @@ async def head_to_head_payload(bot: Host, guild_id: int, a: int, b: int, page: i
         head = f"<@{b}> owes you **{format_amount(-balance, cur)}**."
     else:
         head = f"You and <@{b}> are square."
-    lines = [head, f"Page {page + 1} of {pages} · {total} entries, newest first:"]
+    lines = [head, f"Page {page + 1} of {pages} · {total} {'entry' if total == 1 else 'entries'}"
+                   ", newest first:"]
     for row, running in rows:
         mine = -running  # running is what ``a`` owes; show it from the reader's side
         state = (f"you're up {format_amount(mine, cur)}" if mine > 0
@@ -154,7 +174,7 @@ class CsvButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
                                        names)
         await interaction.followup.send(
             "The whole history, oldest first:", ephemeral=True,
-            file=discord.File(io.BytesIO(data), filename=f"ledger-{self.a}-{self.b}.csv"))
+            file=discord.File(io.BytesIO(data), filename=csv_filename(names, self.a, self.b)))
 
 
 class SettleButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],

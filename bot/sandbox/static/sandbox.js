@@ -4,9 +4,9 @@
 
 const $ = (id) => document.getElementById(id);
 const state = {
-  ws: null, me: null, people: [], users: {}, bot: null, channels: [], commands: [],
+  ws: null, me: null, people: [], users: {}, bot: null, guild: null, channels: [], commands: [],
   messages: new Map(), current: null, unread: new Set(), dismissed: new Set(),
-  pending: new Map(), nextReq: 1, notices: [], popup: null, active: 0, acSeq: 0,
+  pending: new Map(), nextReq: 1, notices: [], popup: null, active: 0, acSeq: 0, highlight: null,
 };
 
 // ------------------------------------------------------------------ the connection
@@ -45,7 +45,7 @@ function request(body) {
 function receive(frame) {
   if (frame.op === "hello") {
     Object.assign(state, {
-      me: frame.me, people: frame.people, users: frame.users, bot: frame.bot,
+      me: frame.me, people: frame.people, users: frame.users, bot: frame.bot, guild: frame.guild,
       channels: frame.channels, commands: frame.commands, messages: new Map(),
       unread: new Set(), notices: [],
     });
@@ -57,7 +57,15 @@ function receive(frame) {
       : state.channels.length ? state.channels[0].id : null;
     renderPeople(); renderChannels(); renderMessages(true); updateComposer();
   } else if (frame.op === "channels") {
+    const known = new Set(state.channels.map((c) => c.id));
     state.channels = frame.channels; state.users = frame.users; renderChannels();
+    // A message that named a channel before the page knew it is drawn again, with its name.
+    const added = state.channels.filter((c) => !known.has(c.id)).map((c) => c.id);
+    let again = false;
+    for (const [id, drawn] of rendered) {
+      if (added.some((c) => JSON.stringify(drawn.m).includes(c))) { rendered.delete(id); again = true; }
+    }
+    if (again) renderMessages(false);
   } else if (frame.op === "commands") {
     state.commands = frame.commands; updateComposer();
   } else if (frame.op === "messages") {
@@ -120,6 +128,7 @@ function renderPeople() {
 }
 
 function switchTo(key) {
+  drawer(false);
   if (state.me && state.me.key === key) return;
   const params = new URLSearchParams(location.search);
   params.set("as", key);
@@ -159,14 +168,30 @@ function renderChannels() {
   }
 }
 
+// On a phone the side list is a drawer (see sandbox.css): opened with the header's button.
+const phone = window.matchMedia("(max-width: 600px)");
+
+function drawer(open) {
+  $("sidebar").classList.toggle("open", open);
+  $("scrim").hidden = !open;
+  $("drawer-toggle").setAttribute("aria-expanded", String(open));
+}
+
+$("drawer-toggle").addEventListener("click", () => drawer(!$("sidebar").classList.contains("open")));
+$("scrim").addEventListener("click", () => drawer(false));
+phone.addEventListener("change", () => drawer(false));
+document.addEventListener("keydown", (ev) => { if (ev.key === "Escape") drawer(false); });
+
 function openChannel(id) {
+  drawer(false);
+  state.highlight = null;
   state.current = id;
   history.replaceState(null, "", `${location.search}#${id}`);
   state.unread.delete(id);
   renderChannels();
   renderMessages(true);
   updateComposer();
-  $("command").focus();
+  if (!phone.matches) $("command").focus();  // on a phone that would open the keyboard
 }
 
 // ------------------------------------------------------------------ messages
@@ -204,8 +229,9 @@ function markdown(text) {
     `<a class="channel-link" data-channel="${id}">#${escapeHtml(channelName(id))}</a>`));
   s = s.replace(/&lt;t:(-?\d+)(?::([tTdDfFR]))?&gt;/g, (_, t, style) => keep(
     `<span class="timestamp">${escapeHtml(relative(Number(t), style || "f"))}</span>`));
-  s = s.replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)/g, (_, label, url) => keep(
-    `<a href="${url}" target="_blank" rel="noopener">${label}</a>`));
+  s = s.replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)/g, (_, label, url) => keep(link(url, label)));
+  s = s.replace(/&lt;(https?:\/\/[^\s<\u0000]+?)&gt;/g, (_, url) => keep(link(url, null)));
+  s = s.replace(/https?:\/\/[^\s<\u0000]+[^\s<\u0000.,:;!?)\]]/g, (url) => keep(link(url, null)));
   s = s.replace(/\*\*([\s\S]+?)\*\*/g, "<strong>$1</strong>");
   s = s.replace(/__([\s\S]+?)__/g, "<u>$1</u>");
   s = s.replace(/~~([\s\S]+?)~~/g, "<s>$1</s>");
@@ -219,6 +245,27 @@ function markdown(text) {
     return line;
   }).join("\n");
   return s.replace(/\u0000(\d+)\u0000/g, (_, i) => kept[Number(i)]);
+}
+
+// A link to a channel, thread or message of the sandbox's own server opens it here (Discord's
+// client does the same with its own links); any other link opens in a tab of its own. ``url``
+// and ``label`` are already escaped.
+function link(url, label) {
+  const here = inSandbox(url);
+  if (here) {
+    const text = label || `#${escapeHtml(channelName(here.channel))}${here.message ? " › 💬" : ""}`;
+    return `<a class="channel-link" href="#${here.channel}" data-channel="${here.channel}"` +
+      `${here.message ? ` data-message="${here.message}"` : ""}>${text}</a>`;
+  }
+  return `<a href="${url}" target="_blank" rel="noopener">${label || url}</a>`;
+}
+
+// The channel (and message) of the sandbox's server a discord.com address points at, or null.
+function inSandbox(url) {
+  const ours = /^https:\/\/(?:\w+\.)?discord(?:app)?\.com\/channels\/(\d+)\/(\d+)(?:\/(\d+))?\/?$/.exec(url);
+  if (!ours || !state.guild || ours[1] !== state.guild.id ||
+      !state.channels.some((c) => c.id === ours[2])) return null;
+  return { channel: ours[2], message: ours[3] || null };
 }
 
 function html(tag, className, inner) {
@@ -271,7 +318,14 @@ function renderComponents(m) {
     for (const c of children) {
       if (c.type === 2 && c.style === 5) {
         const a = html("a", "component style-5", escapeHtml(emojiText(c.emoji) + (c.label || "")));
-        a.href = c.url; a.target = "_blank"; a.rel = "noopener";
+        const here = inSandbox(c.url || "");
+        if (here) {
+          a.href = `#${here.channel}`;
+          a.dataset.channel = here.channel;
+          if (here.message) a.dataset.message = here.message;
+        } else {
+          a.href = c.url; a.target = "_blank"; a.rel = "noopener";
+        }
         el.append(a);
       } else if (c.type === 2) {
         const b = html("button", `component style-${c.style || 2}`,
@@ -318,7 +372,8 @@ async function act(el, body, channel) {
 }
 
 function renderMessage(m) {
-  const row = html("div", "message" + (m.ephemeral ? " ephemeral" : ""));
+  const row = html("div", "message" + (m.ephemeral ? " ephemeral" : "") +
+    (m.id === state.highlight ? " highlight" : ""));
   row.dataset.id = m.id;
   row.dataset.author = m.author.name;
   row.append(avatar(m.author));
@@ -407,9 +462,22 @@ function renderMessages(reset) {
 }
 
 $("messages").addEventListener("click", (ev) => {
-  const link = ev.target.closest("a.channel-link");
-  if (link) { ev.preventDefault(); openChannel(link.dataset.channel); }
+  const link = ev.target.closest("a[data-channel]");
+  if (!link) return;
+  ev.preventDefault();
+  openChannel(link.dataset.channel);
+  if (link.dataset.message) showMessage(link.dataset.message);
 });
+
+// Scroll to a message and mark it (a link to it was followed), and stay there.
+function showMessage(id) {
+  const el = $("messages").querySelector(`.message[data-id="${id}"]`);
+  if (!el) return;
+  state.highlight = id;  // kept when the message is drawn again (edited)
+  el.classList.add("highlight");
+  el.scrollIntoView({ block: "center" });
+  stick = false;
+}
 
 // ------------------------------------------------------------------ the command box
 
@@ -417,7 +485,13 @@ function command(name) {
   return state.commands.find((c) => c.name === name);
 }
 
-// "/play card:7H to:C1" -> the command, its options so far, and what is being typed.
+// Discord's option names: lower-case letters, digits, "-" and "_" (opponent2, per_card). A
+// "name:" starts an option wherever it follows a space, in any order; one that isn't the
+// command's is an error said as such, never a part of the value before it.
+const OPTION_MARK = /(^|\s)([A-Za-z][\w-]*):(?!\/\/)/g;
+
+// "/play card:7H to:C1" -> the command, its options so far, what is being typed, and what
+// can't be read (errors, said before anything is sent).
 function parse(text) {
   const head = /^\/(\S*)(\s?)/.exec(text);
   if (!head) return { kind: "text" };
@@ -428,41 +502,82 @@ function parse(text) {
   if (!cmd) return { kind: "unknown", name, options: looseOptions(rest) };
   const known = new Set(cmd.options.map((o) => o.name));
   const marks = [];
-  const re = /(^|\s)([a-z_]+):/g;
+  OPTION_MARK.lastIndex = 0;
   let match;
-  while ((match = re.exec(rest))) {
-    if (known.has(match[2])) marks.push({ name: match[2], at: match.index + match[1].length, value: match.index + match[0].length });
+  while ((match = OPTION_MARK.exec(rest))) {
+    marks.push({ name: match[2].toLowerCase(), written: match[2],
+      at: match.index + match[1].length, value: match.index + match[0].length });
   }
-  const options = {};
+  const result = { kind: "options", cmd, options: {}, focused: null, value: "", prefix: "",
+    free: marks.length ? rest.slice(0, marks[0].at).trim() : rest.trim(), errors: [] };
+  const raws = {};
   marks.forEach((mark, i) => {
     const end = i + 1 < marks.length ? marks[i + 1].at : rest.length;
-    options[mark.name] = rest.slice(mark.value, end);
+    const raw = rest.slice(mark.value, end);
+    if (!known.has(mark.name)) {
+      result.errors.push(`/${cmd.name} has no option ${mark.written}: its options are ` +
+        `${cmd.options.map((o) => o.name).join(", ") || "none"}.`);
+    } else if (mark.name in raws) {
+      result.errors.push(`${mark.name} is given twice: give each option once.`);
+    } else {
+      raws[mark.name] = raw;
+      result.options[mark.name] = raw.trim();
+    }
   });
   const last = marks[marks.length - 1];
-  const free = last ? "" : rest;
-  const result = { kind: "options", cmd, options: {}, focused: null, value: "", prefix: "", free };
-  for (const [k, v] of Object.entries(options)) result.options[k] = v.trim();
-  if (last) {
-    const raw = options[last.name];
-    const word = /\s(\S*)$/.exec(raw);
-    if (raw.length && /\s$/.test(raw)) {
-      result.prefix = "";
-    } else if (word && raw.trim().includes(" ") && cmd.options.some((o) => o.name.startsWith(word[1]) && !(o.name in options))) {
-      result.prefix = word[1];
-      result.options[last.name] = raw.slice(0, raw.length - word[0].length).trim();
-    } else {
-      result.focused = last.name;
-      result.value = raw;
-    }
-  } else {
+  if (!last) {
     result.prefix = rest.trim();
+    return result;
+  }
+  if (!known.has(last.name) || raws[last.name] === undefined) return result;
+  const raw = rest.slice(last.value);
+  const word = /\s(\S*)$/.exec(raw);
+  if (raw.length && /\s$/.test(raw)) {
+    result.prefix = "";
+  } else if (word && raw.trim().includes(" ") &&
+             cmd.options.some((o) => o.name.startsWith(word[1]) && !(o.name in raws))) {
+    // "opponent:Bob opp": the start of the next option's name, not more of Bob's.
+    result.prefix = word[1];
+    result.options[last.name] = raw.slice(0, raw.length - word[0].length).trim();
+  } else {
+    result.focused = last.name;
+    result.value = raw;
   }
   return result;
 }
 
+// Why ``p`` (read from the whole command, as it would be sent) can't be sent, or null.
+function problem(p) {
+  if (p.kind === "text") return "Only slash commands here: type / and pick one.";
+  if (p.kind !== "options") return null;
+  const name = p.cmd.name;
+  const names = p.cmd.options.map((o) => o.name);
+  if (p.errors.length) return p.errors[0];
+  if (p.free) {
+    return names.length ? `Give each option as name:value, e.g. /${name} ${names[0]}:…`
+      : `/${name} takes no options.`;
+  }
+  if (p.prefix) {
+    return names.includes(p.prefix) ? `Write ${p.prefix}: with a colon, then its value.`
+      : `/${name} has no option ${p.prefix}.`;
+  }
+  for (const o of p.cmd.options) {
+    const value = p.options[o.name];
+    if (value === undefined) continue;
+    if (value === "") return `${o.name}: has no value: give one after the colon.`;
+    const word = value.split(/\s+/).find((w) => names.includes(w.toLowerCase()) &&
+      !(o.choices || []).some((c) => String(c.value).toLowerCase() === value.toLowerCase()));
+    if (word) {
+      return `${word} needs a colon (${word}:…); as it is, it would be read as part of ` +
+        `${o.name}'s value.`;
+    }
+  }
+  return null;
+}
+
 function looseOptions(rest) {
   const out = {};
-  const re = /([a-z_]+):(\S*)/g;
+  const re = /([a-z][\w-]*):(\S*)/g;
   let m;
   while ((m = re.exec(rest))) out[m[1]] = m[2];
   return out;
@@ -486,7 +601,7 @@ function showPopup(title, items) {
   popup.hidden = false;
 }
 
-function hidePopup() { state.popup = null; $("popup").hidden = true; }
+function hidePopup() { state.popup = null; state.acSeq++; $("popup").hidden = true; }
 
 function pick(item) {
   const input = $("command");
@@ -515,6 +630,7 @@ function renderHint(p) {
   }
   const focused = p.cmd.options.find((o) => o.name === p.focused);
   hint.append(document.createTextNode(focused ? ` — ${focused.description}` : ` — ${p.cmd.description}`));
+  if (p.errors.length) hint.append(html("div", "hint-error", escapeHtml(p.errors[0])));
 }
 
 let acTimer = null;
@@ -525,6 +641,9 @@ function updateComposer() {
   input.placeholder = `Type / for commands in ${where.includes(" ") ? where : "#" + where}`;
   const p = parse(input.value);
   renderHint(p);
+  // Suggestions asked for what the box said before are not wanted any more.
+  clearTimeout(acTimer);
+  state.acSeq++;
   if (!input.value || p.kind === "text" || p.kind === "unknown") { hidePopup(); return; }
   if (p.kind === "command") {
     const items = state.commands.filter((c) => c.name.startsWith(p.prefix)).map((c) => ({
@@ -558,8 +677,7 @@ function updateComposer() {
     showPopup(option.name, ["True", "False"].filter((v) => v.toLowerCase().startsWith(typed))
       .map((v) => ({ label: v, value: v, apply: replaceValue(v) })));
   } else if (option.autocomplete) {
-    clearTimeout(acTimer);
-    const seq = ++state.acSeq;
+    const seq = state.acSeq;
     acTimer = setTimeout(async () => {
       const answer = await request({
         op: "autocomplete", channel: state.current, command: p.cmd.name,
@@ -581,17 +699,12 @@ async function submit() {
   const text = input.value.trim();
   if (!text) return;
   const p = parse(text + " ");
-  if (p.kind === "text") { refuse("Only slash commands here: type / and pick one."); return; }
+  const error = problem(p);
+  if (error) { refuse(error); return; }
   let name; let options;
   if (p.kind === "options") { name = p.cmd.name; options = p.options; }
   else if (p.kind === "unknown") { name = p.name; options = p.options; }
   else { name = p.prefix; options = {}; }
-  if (p.kind === "options" && p.prefix) {
-    refuse(`/${name} has no option ${p.prefix}.`); return;
-  }
-  if (p.kind === "options" && p.free) {
-    refuse(`Give each option as name:value, e.g. /${name} ${p.cmd.options.length ? p.cmd.options[0].name + ":…" : ""}`); return;
-  }
   hidePopup();
   const answer = await request({ op: "slash", channel: state.current, command: name, options });
   if (answer.error) { refuse(answer.error); return; }

@@ -1,0 +1,147 @@
+"""The bundled fonts and text on a picture: each string rasterised once per size, cut short
+to a width, cleaned of characters the fonts cannot draw.
+
+The fonts (FreeType faces) and the caches of drawn cards and text are shared; pictures may be
+drawn from several threads, so one is drawn at a time (``_DRAWING``)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+
+from .picture_palette import RGB
+
+_ASSETS = Path(__file__).resolve().parent / "assets"
+
+# The fonts (FreeType faces) and the caches of drawn cards and text are shared; pictures may be
+# drawn from several threads (the history commands still draw in a thread of the bot), so one
+# is drawn at a time. PNG encoding, which releases the GIL, runs outside the lock.
+_DRAWING = threading.Lock()
+
+
+# ----------------------------------------------------------------------------- fonts and text
+
+
+@lru_cache(maxsize=64)
+def _font(size: int, bold: bool = True) -> ImageFont.FreeTypeFont:
+    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
+    # The basic layout engine: the text is plain left-to-right, it is faster than raqm, and it
+    # gives the same pixels wherever FreeType does.
+    return ImageFont.truetype(str(_ASSETS / name), size, layout_engine=ImageFont.Layout.BASIC)
+
+
+@lru_cache(maxsize=64)
+def _cap_height(size: int) -> int:
+    # The height of a digit above the baseline: what a rank needs to be read.
+    return -int(_font(size).getbbox("8", anchor="ls")[1])
+
+
+@dataclass(slots=True)
+class DrawnText:
+    """What was drawn as text while ``drawn_text()`` was open: each string with its font size
+    in pixels (the em size FreeType draws at), and the strings cut short to fit a width."""
+
+    texts: list[tuple[str, int]] = field(default_factory=list)
+    cut: list[str] = field(default_factory=list)
+
+    @property
+    def sizes(self) -> list[int]:
+        """The font size of every text drawn."""
+        return [size for _, size in self.texts]
+
+
+_drawn: DrawnText | None = None
+
+
+@contextmanager
+def drawn_text() -> Iterator[DrawnText]:
+    """Records every text the pictures draw inside the block, and what had to be cut short.
+
+    The font sizes a picture really uses, so that a test can tell how tall its text shows on a
+    phone. Text that went into a cached part of a picture (a board's unchanging labels) is
+    drawn once per process: ``clear_caches`` of the picture modules first to see it."""
+    global _drawn
+    outer, _drawn = _drawn, DrawnText()
+    record = _drawn
+    try:
+        yield record
+    finally:
+        _drawn = outer
+
+
+def _record(text: str, size: int) -> None:
+    if _drawn is not None:
+        _drawn.texts.append((text, size))
+
+
+def _fit(text: str, size: int, width: int, bold: bool = True) -> str:
+    """``text`` cut short with an ellipsis so that it is at most ``width`` pixels wide."""
+    fitted = _fit_to_width(text, size, width, bold)
+    if _drawn is not None and fitted != text:
+        _drawn.cut.append(text)
+    return fitted
+
+
+@lru_cache(maxsize=4096)
+def _fit_to_width(text: str, size: int, width: int, bold: bool) -> str:
+    font = _font(size, bold)
+    if font.getlength(text) <= width:
+        return text
+    while text and font.getlength(text + "…") > width:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+# 1,024 strings: the labels, numbers and names of the boards being played, a few MB. Lines of
+# last moves are mostly new on every board; keeping 4,096 of them cost some 30 MB more per
+# drawing process for ~0.5 ms less a board (1,000 open games, 1,500 boards).
+@lru_cache(maxsize=1024)
+def _text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, int, int]:
+    font = _font(size, bold)
+    left, top, right, bottom = (int(v) for v in font.getbbox(text, anchor=anchor))
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(mask).text((-left, -top), text, font=font, fill=255, anchor=anchor)
+    return mask, left, top
+
+
+@lru_cache(maxsize=2048)
+def _has_glyph(char: str, bold: bool) -> bool:
+    def pixels(c: str) -> bytes:
+        image = Image.new("L", (40, 40), 0)
+        ImageDraw.Draw(image).text((4, 4), c, font=_font(24, bold), fill=255)
+        return image.tobytes()
+
+    return char.isspace() or pixels(char) != pixels("\U0010FFFF")
+
+
+@lru_cache(maxsize=1024)
+def _printable(text: str, bold: bool) -> str:
+    """``text`` without the characters the font has no glyph for (emoji in names, mostly).
+
+    They would show as empty boxes; a name like "Ann 🎉" reads better as "Ann".
+    """
+    if all(" " <= c <= "~" for c in text):
+        return text
+    kept = "".join(c for c in text if _has_glyph(c, bold))
+    return " ".join(kept.split()) or "?"
+
+
+def _text(image: Image.Image, xy: tuple[float, float], text: str, size: int, fill: RGB, *,
+          anchor: str = "la", bold: bool = True, width: int | None = None) -> None:
+    """Draw ``text`` (cut to ``width`` pixels if given), rasterised once per string and size."""
+    text = _printable(text, bold)
+    if width is not None:
+        text = _fit(text, size, width, bold)
+    if not text:
+        return
+    if _drawn is not None:
+        _drawn.texts.append((text, size))
+    mask, left, top = _text_mask(text, size, bold, anchor)
+    x, y = round(xy[0]) + left, round(xy[1]) + top
+    image.paste(fill, (x, y, x + mask.width, y + mask.height), mask)
