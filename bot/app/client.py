@@ -310,6 +310,18 @@ class SpiteBot(Host):
     async def _stop(self) -> None:
         log.info("stopping: finishing what is running")
         loop = asyncio.get_running_loop()
+        step = ["stopping the background work"]
+        # A stop must end within docker's 10 s; one that does not says where it is stuck.
+        slow = loop.call_later(STOP_SECONDS + 1, lambda: log.warning(
+            "stopping takes longer than %.0f s: still %s", STOP_SECONDS + 1, step[0]))
+        try:
+            await self._stop_steps(step)
+        finally:
+            slow.cancel()
+        log.info("stopped")
+
+    async def _stop_steps(self, step: list[str]) -> None:
+        loop = asyncio.get_running_loop()
         deadline = loop.time() + STOP_SECONDS
 
         def left(at_most: float) -> float:
@@ -321,9 +333,11 @@ class SpiteBot(Host):
         for task in owned:
             task.cancel()
         await asyncio.gather(*owned, return_exceptions=True)
+        step[0] = "waiting for the running interactions"
         # A player waits for each running interaction; boards come after them.
         await self._wait_for_interactions(timeout=left(STOP_SECONDS * 0.6))
         if hasattr(self, "boards"):
+            step[0] = "drawing the pending boards"
             flush = asyncio.ensure_future(self.boards.flush())
             await asyncio.wait({flush}, timeout=left(STOP_SECONDS))
             if not flush.done():
@@ -334,16 +348,19 @@ class SpiteBot(Host):
             elif flush.exception() is not None:
                 log.error("some board updates could not be drawn before stopping",
                           exc_info=flush.exception())
+        step[0] = "closing the connection to Discord"
         await super().close()
+        step[0] = "waiting for what slipped in before the connection closed"
         # Anything that slipped in before the gateway closed can't reach Discord any more;
         # let it finish (or fail) before the database goes.
         await self._wait_for_interactions(timeout=1)
         if self._tasks:  # e.g. a rating update scheduled by the last moves
             await asyncio.wait(list(self._tasks), timeout=1)
-        await pictures.close()  # the drawing processes
+        step[0] = "stopping the drawing processes"
+        await pictures.close()
         if hasattr(self, "storage"):
+            step[0] = "closing the database"
             await self.storage.close()
-        log.info("stopped")
 
     async def _wait_for_interactions(self, timeout: float) -> None:
         # discord.py runs each command and component callback in a task of its own, named by
@@ -499,7 +516,7 @@ class SpiteBot(Host):
         text = result_announcement(
             game_id=live.id, players=live.players, names=live.names, rules=facts.rules.name,
             result=facts.last_result,
-            claimed=await self.storage.last_move(live.id) == "claim",
+            claimed=await self.storage.games.last_move(live.id) == "claim",
             match_winner=facts.winner,
             scores=facts.scores if facts.target is not None else None, target=facts.target,
             money=money)
@@ -517,9 +534,9 @@ class SpiteBot(Host):
                     await thread.edit(archived=True)
 
     async def _money_line(self, live: LiveGame) -> str:
-        entry = await self.storage.game_entry(live.terms.guild_id, live.id)
+        entry = await self.storage.ledger.game_entry(live.terms.guild_id, live.id)
         a, b = live.players
-        owed = await self.storage.pair_balance(live.terms.guild_id, a, b)
+        owed = await self.storage.ledger.pair_balance(live.terms.guild_id, a, b)
         names = dict(zip(live.players, live.names, strict=True))
         parts = []
         if entry is not None and entry.amount_cents > 0:
@@ -544,14 +561,14 @@ class SpiteBot(Host):
         winner = self.service.live.facts(live).winner
         if winner is not None and live.players[winner] == self.computer_id:
             return "💸 The computer won: it plays for nothing, so nobody owes anything."
-        entries = await self.storage.game_entries(guild, live.id)
+        entries = await self.storage.ledger.game_entries(guild, live.id)
         if not any(entry.amount_cents for entry in entries):
             return "💸 Nobody owes anything for this game."
         names = dict(zip(live.players, live.names, strict=True))
         lines = []
         for entry in entries:
             debtor, creditor = names[entry.debtor_id], names[entry.creditor_id]
-            owed = await self.storage.pair_balance(guild, entry.debtor_id, entry.creditor_id)
+            owed = await self.storage.ledger.pair_balance(guild, entry.debtor_id, entry.creditor_id)
             balance = ("they're square" if owed == 0 else
                        f"{debtor} owes {creditor} {format_amount(owed, cur)} in all" if owed > 0
                        else f"{creditor} owes {debtor} {format_amount(-owed, cur)} in all")

@@ -167,12 +167,12 @@ async def _verify(db: str, players: dict[int, tuple[int, int]], load: ChaosLoad
                     "SELECT id FROM games WHERE player0_id = ? AND player1_id = ? ORDER BY id",
                     pair)
             for row in rows:
-                game = await storage.get_game(int(row["id"]))
+                game = await storage.games.get_game(int(row["id"]))
                 assert game is not None
                 boards += 1
                 current += int(game.board_version == game.version)
                 finished += int(game.status == "finished")
-                stored += [text for _, _, user, text in await storage.move_log(game.id)
+                stored += [text for _, _, user, text in await storage.games.move_log(game.id)
                            if user is not None]
             lost += _lost(load.acked[index], stored)
             ok, matched = _is_subsequence(stored, load.tried[index])

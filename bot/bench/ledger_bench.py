@@ -62,11 +62,11 @@ async def _fill(storage: Storage, entries: int, players: int, seed: int) -> None
     """Write ``entries`` lines among ``players`` players (through the storage's bulk import,
     which rebuilds the running summaries) and a rating per player and rule set."""
     rng = random.Random(seed)
-    await storage.import_ledger_lines(_lines(entries, players, rng))
+    await storage.ledger.import_ledger_lines(_lines(entries, players, rng))
     people = range(1000, 1000 + players)
     ratings = {(p, r): (25 + rng.gauss(0, 5), 2 + rng.random() * 4, rng.randrange(5, 900))
                for p in people for r in ("kings", "classic")}
-    await storage.store_ratings(GUILD, ratings, entries, replace=True)
+    await storage.standings.store_ratings(GUILD, ratings, entries, replace=True)
 
 
 async def _time(query: Callable[[], Awaitable[Any]], repeat: int) -> list[float]:
@@ -112,9 +112,9 @@ async def _run(entries: int, players: int, seed: int, repeat: int) -> dict[str, 
             # Whom to time, looked up before the connection is closed.
             rng = random.Random(seed + 1)
             user = 1000 + rng.randrange(players)
-            other = (await storage.balances(GUILD, user))[0][0]  # his largest balance
-            stats = await storage.player_stats(GUILD, user)
-            _, pair_lines = await storage.pair_entries(GUILD, user, other, limit=1)
+            other = (await storage.ledger.balances(GUILD, user))[0][0]  # his largest balance
+            stats = await storage.standings.player_stats(GUILD, user)
+            _, pair_lines = await storage.ledger.pair_entries(GUILD, user, other, limit=1)
             board, _ = await LedgerService(storage).leaderboard(GUILD, "net", None)
             ten = [standing.user_id for standing in board[:10]]
         finally:

@@ -123,19 +123,19 @@ def _pool(size: int, seed: int) -> list[_Played]:
 async def _write(storage: Storage, played: _Played, players: tuple[int, int],
                  channel_id: int) -> None:
     names = ("Ann", "Bob")
-    challenge = await storage.create_challenge(
+    challenge = await storage.challenges.create_challenge(
         guild_id=GUILD, channel_id=channel_id, challenger_id=players[0],
         opponent_id=players[1], names=names, rules=played.rules,
         expires_at=storage.clock() + 900, stake_cents=STAKE_CENTS,
         per_card_cents=PER_CARD_CENTS)
-    game_id = await storage.accept_challenge(challenge.id, players=players, names=names,
-                                             rules=played.rules, state=played.deal)
+    game_id = await storage.challenges.accept_challenge(challenge.id, players=players, names=names,
+                                                        rules=played.rules, state=played.deal)
     assert game_id is not None
     match = played.match
     terms = GameTerms(GUILD, channel_id, players, names, False, STAKE_CENTS, PER_CARD_CENTS)
     result = {"winner": match.winner, "scores": list(match.scores),
               "games": len(match.results), "resigned": match.resigned}
-    saved = await storage.save_moves(
+    saved = await storage.games.save_moves(
         game_id, expected_version=0, state=match.to_dict(),
         moves=[(seat, players[seat], text) for seat, text in played.moves],
         finished=True, result=result, turn_passed=True,
@@ -148,8 +148,8 @@ async def _build(path: str, games: int, pool: Sequence[_Played], seed: int) -> N
     try:
         rng = random.Random(seed)
         people = list(range(1000, 1000 + PEOPLE))
-        await storage.update_settings(GUILD, stake_kings=STAKE_CENTS,
-                                      per_card_kings=PER_CARD_CENTS)
+        await storage.settings.update_settings(GUILD, stake_kings=STAKE_CENTS,
+                                               per_card_kings=PER_CARD_CENTS)
         for start in range(0, games, _WRITERS):
             batch = range(start, min(games, start + _WRITERS))
             await asyncio.gather(*(

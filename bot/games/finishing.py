@@ -95,12 +95,12 @@ class Finishing:
 
     async def set_result_message(self, live: LiveGame, message_id: int) -> None:
         """The result was announced (so it is announced once, across restarts)."""
-        await self.storage.set_result_message(live.id, message_id)
+        await self.storage.games.set_result_message(live.id, message_id)
         live.result_message_id = message_id
 
     async def results_unannounced(self) -> list[int]:
         """Finished games whose result was never announced (of this process's servers)."""
-        return await self.storage.results_unannounced(shards=self.games.shards)
+        return await self.storage.games.results_unannounced(shards=self.games.shards)
 
     async def rematch(self, game_id: int, user_id: int, names: tuple[str, str]
                       ) -> ChallengeRow | LiveGame:

@@ -86,12 +86,12 @@ class HistoryService:
     async def history(self, guild_id: int, user_id: int, page: int) -> HistoryPage:
         """Page ``page`` (0-based, clamped) of ``user_id``'s finished games in the server."""
         page = max(0, page)
-        rows, total = await self.storage.finished_games(guild_id, user_id, offset=page * PAGE,
-                                                        limit=PAGE)
+        rows, total = await self.storage.games.finished_games(guild_id, user_id, offset=page * PAGE,
+                                                              limit=PAGE)
         pages = max(1, -(-total // PAGE))
         if page >= pages and page > 0:  # an old "Older" button: show the last page there is
             page = pages - 1
-            rows, total = await self.storage.finished_games(
+            rows, total = await self.storage.games.finished_games(
                 guild_id, user_id, offset=page * PAGE, limit=PAGE)
         entries = tuple(e for e in (_entry(row, last, user_id, voided)
                                     for row, last, voided in rows) if e is not None)
@@ -104,7 +104,7 @@ class HistoryService:
             self._replays.move_to_end(game_id)
             return cached[1]
         row = await self._finished_row(game_id, guild_id)
-        moves = await self.storage.move_log(game_id)
+        moves = await self.storage.games.move_log(game_id)
         entries = [(seat, text) for _, seat, _, text in moves]
         try:
             # Replaying a long match takes a few tens of milliseconds: off the event loop.
@@ -122,7 +122,7 @@ class HistoryService:
 
     async def _finished_row(self, game_id: int, guild_id: int) -> GameRow:
         try:
-            row = await self.storage.get_game(game_id)
+            row = await self.storage.games.get_game(game_id)
         except StorageError:
             log.error("game %s: damaged row", game_id)
             raise UserError(f"Game #{game_id}'s saved record is damaged, so it can't be "

@@ -54,13 +54,13 @@ class Inviting:
 
     async def settings(self, guild_id: int) -> GuildSettings:
         """The server's settings."""
-        return await self.storage.get_settings(guild_id)
+        return await self.storage.settings.get_settings(guild_id)
 
     async def update_settings(self, guild_id: int, **changes: Any) -> GuildSettings:
         """Change server settings (the caller checks the permission)."""
         if "default_rules" in changes:
             RuleSet.preset(changes["default_rules"])
-        return await self.storage.update_settings(guild_id, **changes)
+        return await self.storage.settings.update_settings(guild_id, **changes)
 
     def rules_for(self, settings: GuildSettings, name: str | None,
                   target: int | None = None) -> RuleSet:
@@ -119,23 +119,23 @@ class Inviting:
                             "computer seat.")
         check_seats(len(users))
         _check_level(level)
-        settings = await self.storage.get_settings(guild_id)
+        settings = await self.storage.settings.get_settings(guild_id)
         if rules is None:
             rules = self.rules_for(settings, rules_name, target)
         currency = currency or settings.currency
         expires_at = self.games.clock() + settings.challenge_expiry_s
         if not two:
-            if await self.storage.open_among(channel_id, users):
+            if await self.storage.challenges.open_among(channel_id, users):
                 raise UserError("You already have a challenge or a game going with exactly "
                                 "these players in this channel.")
-            return await self.storage.create_group(
+            return await self.storage.challenges.create_group(
                 kind="challenge", guild_id=guild_id, channel_id=channel_id, seats=len(users),
                 host=host, invited=[(user, "Computer" if user == computer else name,
                                      user == computer) for user, name, _ in invited],
                 rules=rules.to_dict(), expires_at=expires_at, stake_cents=stakes[0],
                 per_card_cents=stakes[1], currency=currency, computer_level=level)
         opponent, name, _ = invited[0]
-        existing = await self.storage.open_between(channel_id, host[0], opponent)
+        existing = await self.storage.challenges.open_between(channel_id, host[0], opponent)
         if existing == "game":
             raise UserError("You already have a game going with them in this channel. "
                             "Finish it (or `/resign`) before starting another.")
@@ -145,13 +145,13 @@ class Inviting:
             if any(stakes):
                 raise UserError("The computer doesn't play for money: challenge it without "
                                 "stakes.")
-            live = await self.games.start(rules, 2, lambda match: self.storage.create_game(
+            live = await self.games.start(rules, 2, lambda match: self.storage.games.create_game(
                 guild_id=guild_id, channel_id=channel_id, players=(host[0], opponent),
                 names=(host[1], name), rules=rules.to_dict(), state=match.to_dict(),
                 vs_computer=True, computer_level=level))
             assert live is not None  # a new game is always saved
             return live
-        return await self.storage.create_challenge(
+        return await self.storage.challenges.create_challenge(
             guild_id=guild_id, channel_id=channel_id, challenger_id=host[0],
             opponent_id=opponent, names=(host[1], name), rules=rules.to_dict(),
             expires_at=expires_at, stake_cents=stakes[0], per_card_cents=stakes[1],
@@ -163,20 +163,20 @@ class Inviting:
     ) -> ChallengeRow:
         """An open table of ``seats`` anyone may join; the host sits first."""
         check_seats(seats)
-        settings = await self.storage.get_settings(guild_id)
+        settings = await self.storage.settings.get_settings(guild_id)
         rules = self.rules_for(settings, rules_name, target)
-        return await self.storage.create_group(
+        return await self.storage.challenges.create_group(
             kind="table", guild_id=guild_id, channel_id=channel_id, seats=seats, host=host,
             rules=rules.to_dict(), expires_at=self.games.clock() + settings.challenge_expiry_s,
             stake_cents=stakes[0], per_card_cents=stakes[1], currency=settings.currency)
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
         """Remember where the challenge was posted."""
-        await self.storage.set_challenge_message(challenge_id, message_id)
+        await self.storage.challenges.set_challenge_message(challenge_id, message_id)
 
     async def get_challenge(self, challenge_id: int) -> ChallengeRow:
         """A challenge, or a ``UserError`` if it doesn't exist."""
-        row = await self.storage.get_challenge(challenge_id)
+        row = await self.storage.challenges.get_challenge(challenge_id)
         if row is None:
             raise UserError("That challenge no longer exists.")
         return row
@@ -208,7 +208,7 @@ class Inviting:
                 raise UserError("Only the players invited to this challenge can accept it.")
             if seat.accepted:
                 raise UserError("You have already accepted: the game starts when everyone has.")
-            await self.storage.accept_seat(row.id, user_id)
+            await self.storage.challenges.accept_seat(row.id, user_id)
             row = await self.get_challenge(row.id)
             if all(s.accepted for s in row.seated):
                 return await self._begin(row)
@@ -236,7 +236,7 @@ class Inviting:
                 who = "challenged player" if status == "declined" else "challenger"
                 verb = "decline" if status == "declined" else "cancel"
                 raise UserError(f"Only the {who} can {verb} this challenge.")
-            if not await self.storage.settle_challenge(challenge_id, status):
+            if not await self.storage.challenges.settle_challenge(challenge_id, status):
                 raise UserError("This challenge is no longer open.")
             return await self.get_challenge(challenge_id)
 
@@ -245,7 +245,7 @@ class Inviting:
         if row.status != "open":
             raise UserError(f"This challenge is no longer open (it was {row.status}).")
         if row.expires_at <= self.games.clock():
-            await self.storage.settle_challenge(challenge_id, "expired")
+            await self.storage.challenges.settle_challenge(challenge_id, "expired")
             raise ChallengeExpired("This challenge has expired. Challenge again if you like.")
         return row
 
@@ -272,7 +272,7 @@ class Inviting:
 
     async def _join(self, row: ChallengeRow, user_id: int, name: str, level: str | None = None
                     ) -> tuple[ChallengeRow, LiveGame | None]:
-        said = await self.storage.join_table(row.id, user_id, name, level=level)
+        said = await self.storage.challenges.join_table(row.id, user_id, name, level=level)
         if said == "seated":
             raise UserError("The computer already has a seat at this table."
                             if user_id == self.games.computer_id else
@@ -291,9 +291,9 @@ class Inviting:
         async with self.games.challenge_lock(challenge_id):
             row = await self._open_table(challenge_id)
             if user_id == row.challenger_id:
-                if not await self.storage.settle_challenge(challenge_id, "cancelled"):
+                if not await self.storage.challenges.settle_challenge(challenge_id, "cancelled"):
                     raise UserError("This table is no longer open.")
-            elif not await self.storage.leave_table(challenge_id, user_id):
+            elif not await self.storage.challenges.leave_table(challenge_id, user_id):
                 raise UserError("You don't have a seat at this table.")
             return await self.get_challenge(challenge_id)
 
@@ -323,10 +323,10 @@ class Inviting:
         returns them."""
         now = self.games.clock()
         expired = []
-        for row in await self.storage.open_challenges(shards=self.games.shards):
+        for row in await self.storage.challenges.open_challenges(shards=self.games.shards):
             if row.expires_at <= now:
                 async with self.games.challenge_lock(row.id):
-                    if await self.storage.settle_challenge(row.id, "expired"):
+                    if await self.storage.challenges.settle_challenge(row.id, "expired"):
                         expired.append(await self.get_challenge(row.id))
         return expired
 
@@ -347,7 +347,7 @@ class Inviting:
             players, names = (row.challenger_id, row.opponent_id), row.names
 
         async def save(match: Match) -> int | None:
-            return await self.storage.accept_challenge(
+            return await self.storage.challenges.accept_challenge(
                 row.id, players=players, names=names, rules=rules.to_dict(),
                 state=match.to_dict(), vs_computer=self.games.computer_id in players)
 

@@ -92,7 +92,7 @@ class LiveGames:
     async def load(self, game_id: int) -> LiveGame:
         """The game as saved (the one in memory if there is one)."""
         try:
-            row = await self.storage.get_game(game_id)
+            row = await self.storage.games.get_game(game_id)
         except DatabaseUnavailable as exc:
             self.failures.failed("database", "game %s couldn't be read: %s", game_id, exc)
             # A game this interaction has just saved (a challenge accepted) is not "nothing
@@ -154,7 +154,7 @@ class LiveGames:
         """Every game still going on in this process's servers (damaged ones are skipped and
         logged)."""
         out = []
-        for game_id in await self.storage.active_game_ids(shards=self.shards):
+        for game_id in await self.storage.games.active_game_ids(shards=self.shards):
             try:
                 out.append(await self.game(game_id))
             except UserError:
@@ -185,7 +185,7 @@ class LiveGames:
                         if not g.finished and channel_id in (g.terms.channel_id, g.thread_id)),
                        key=lambda g: g.id, reverse=True) if self._all_active_loaded else []
         if not games:
-            rows = await self.storage.user_games(user_id, channel_id=channel_id)
+            rows = await self.storage.games.user_games(user_id, channel_id=channel_id)
             if not rows:
                 raise UserError("You have no game going in this channel. Start one with "
                                 "`/challenge`.")
@@ -195,7 +195,7 @@ class LiveGames:
 
     async def user_games(self, user_id: int, guild_id: int) -> list[LiveGame]:
         """The user's open games in this server, newest first."""
-        rows = await self.storage.user_games(user_id, guild_id=guild_id)
+        rows = await self.storage.games.user_games(user_id, guild_id=guild_id)
         out = []
         for row in rows:
             try:

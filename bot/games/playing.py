@@ -149,7 +149,7 @@ class Playing:
         snapshot = (finished or new_game
                     or new_version - live.state_version >= SNAPSHOT_EVERY)
         try:
-            saved = await self.storage.save_moves(
+            saved = await self.storage.games.save_moves(
                 live.id,
                 expected_version=live.version,
                 state=match.to_dict() if snapshot else None,
@@ -197,37 +197,37 @@ class Playing:
         """Remember the board message of the current turn and the version it shows (saved
         first: what is in memory must never be ahead of the database, or a try again after a
         failed save would take the board for saved)."""
-        await self.storage.set_board(live.id, message_id, key_turn, version)
+        await self.storage.games.set_board(live.id, message_id, key_turn, version)
         live.board_message_id = message_id
         live.board_turn = key_turn
         live.board_version = version
 
     async def set_board_version(self, live: LiveGame, version: int) -> None:
         """Note that the board message (edited) now shows ``version``."""
-        await self.storage.set_board_version(live.id, version)
+        await self.storage.games.set_board_version(live.id, version)
         live.board_version = max(version, live.board_version or 0)
 
     async def boards_behind(self) -> list[int]:
         """Games whose public board doesn't show their saved version (of this process's
         servers)."""
-        return await self.storage.boards_behind(shards=self.games.shards)
+        return await self.storage.games.boards_behind(shards=self.games.shards)
 
     async def set_thread(self, live: LiveGame, thread_id: int) -> None:
         """The game is played in a thread of its own from now on."""
-        await self.storage.set_thread(live.id, thread_id)
+        await self.storage.games.set_thread(live.id, thread_id)
         live.thread_id = thread_id
 
     async def set_claim_offered(self, live: LiveGame) -> None:
         """Note that the others were offered a claim (so it is offered once per turn, across
         restarts)."""
         now = self.games.clock()
-        await self.storage.set_claim_offered(live.id, now)
+        await self.storage.games.set_claim_offered(live.id, now)
         live.claim_offered_at = now
 
     async def set_reminded(self, live: LiveGame) -> None:
         """Note a reminder was sent."""
         now = self.games.clock()
-        await self.storage.set_reminded(live.id, now)
+        await self.storage.games.set_reminded(live.id, now)
         live.reminded_at = now
 
 

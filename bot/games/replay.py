@@ -2,7 +2,7 @@
 every turn, as views.
 
 Pure: no Discord, no database, no pictures. A saved game is its match seed plus its move log
-(``Storage.move_log``), so dealing from the seed and making the logged moves again with the
+(``Storage.games.move_log``), so dealing from the seed and making the logged moves again with the
 engine gives every position the game went through (OpenSpiel's "a state is rebuilt by
 replaying its history"). What a position keeps is what the presentation layer may receive: the
 public view, and each seat's own view for that seat alone, never the engine's game.

@@ -98,7 +98,7 @@ class Stats:
     """Per rule set: the displayed rating (see ``display_rating``) and whether provisional."""
     series: list[tuple[float, int]]
     """Net money over time, ``(time, running balance in cents)``, downsampled for the chart
-    (see ``Storage.money_series``); the last point's balance is ``net_cents``."""
+    (see ``Storage.standings.money_series``); the last point's balance is ``net_cents``."""
 
 
 class LedgerService:
@@ -114,7 +114,7 @@ class LedgerService:
 
     async def settings(self, guild_id: int) -> GuildSettings:
         """The server's settings."""
-        return await self.storage.get_settings(guild_id)
+        return await self.storage.settings.get_settings(guild_id)
 
     def stakes(self, settings: GuildSettings, rules: str, stake: str | None,
                per_card: str | None) -> tuple[int, int]:
@@ -157,15 +157,15 @@ class LedgerService:
 
     async def balances(self, guild_id: int, user_id: int) -> list[tuple[int, int, int]]:
         """(other, cents the user owes them (negative: they owe him), games), largest first."""
-        return await self.storage.balances(guild_id, user_id)
+        return await self.storage.ledger.balances(guild_id, user_id)
 
     async def head_to_head(self, guild_id: int, a: int, b: int, page: int, size: int = 10
                            ) -> tuple[list[tuple[LedgerRow, int]], int, int]:
         """A page of lines between ``a`` and ``b`` (newest first) with running balances
         (cents ``a`` owes ``b``); the total and the current balance."""
-        rows, total = await self.storage.pair_entries(guild_id, a, b, offset=page * size,
-                                                      limit=size)
-        balance = await self.storage.pair_balance(guild_id, a, b)
+        rows, total = await self.storage.ledger.pair_entries(guild_id, a, b, offset=page * size,
+                                                             limit=size)
+        balance = await self.storage.ledger.pair_balance(guild_id, a, b)
         return rows, total, balance
 
     async def player_names(self, guild_id: int, user_ids: Iterable[int]) -> dict[int, str]:
@@ -180,8 +180,8 @@ class LedgerService:
                 continue
             # His latest game line, read through an index: two lookups per player, however
             # long the history (it used to try each of his partners' lines in turn).
-            game_id = await self.storage.latest_game_id(guild_id, user)
-            game = await self.storage.get_game(game_id) if game_id is not None else None
+            game_id = await self.storage.standings.latest_game_id(guild_id, user)
+            game = await self.storage.games.get_game(game_id) if game_id is not None else None
             if game is not None:
                 names.update(zip(game.players, game.names, strict=True))
         return names
@@ -190,7 +190,7 @@ class LedgerService:
                          names: Mapping[int, str] | None = None) -> bytes:
         """The whole history between ``a`` and ``b`` as CSV, oldest first; each player's id
         has his name beside it (``names``, else the name saved with their latest game)."""
-        rows, _ = await self.storage.pair_entries(guild_id, a, b)
+        rows, _ = await self.storage.ledger.pair_entries(guild_id, a, b)
         known = {**await self._names_in(rows), **(names or {})}
 
         def name(user: int) -> str:
@@ -217,7 +217,7 @@ class LedgerService:
     async def _names_in(self, rows: list[tuple[LedgerRow, int]]) -> dict[int, str]:
         # ``rows`` come newest first: the names of the latest game between the two.
         game_id = next((row.game_id for row, _ in rows if row.game_id is not None), None)
-        game = await self.storage.get_game(game_id) if game_id is not None else None
+        game = await self.storage.games.get_game(game_id) if game_id is not None else None
         return dict(zip(game.players, game.names, strict=True)) if game is not None else {}
 
     # ------------------------------------------------------------------ settling up
@@ -238,7 +238,7 @@ class LedgerService:
         """
         if caller == other:
             raise UserError("You can't settle with yourself.")
-        settings = await self.storage.get_settings(guild_id)
+        settings = await self.storage.settings.get_settings(guild_id)
         if settings.points_only:
             raise UserError("This server plays for points only: there is nothing to settle.")
         try:
@@ -247,7 +247,7 @@ class LedgerService:
             raise UserError(str(exc)) from None
         cur = settings.currency
         async with self._notebook_lock(guild_id):
-            owed_by_caller = await self.storage.pair_balance(guild_id, caller, other)
+            owed_by_caller = await self.storage.ledger.pair_balance(guild_id, caller, other)
             if owed_by_caller < 0:
                 # ``other`` owes the caller: the caller received money or forgives some of it.
                 owed = -owed_by_caller
@@ -257,7 +257,7 @@ class LedgerService:
                 kind = "forgive" if forgive else "payment"
                 note = "forgiven" if forgive else "payment received"
                 try:
-                    row = await self.storage.add_entry(
+                    row = await self.storage.ledger.add_entry(
                         guild_id=guild_id, kind=kind, debtor_id=caller, creditor_id=other,
                         amount_cents=amount, note=note, created_by=caller, within_owed=True)
                 except OwedExceeded as exc:  # the notebook moved since the check above
@@ -274,7 +274,7 @@ class LedgerService:
             if amount > owed_by_caller:
                 raise UserError(f"You owe <@{other}> {format_amount(owed_by_caller, cur)}: you "
                                 "can record at most that.")
-            pending = await self.storage.create_settlement(
+            pending = await self.storage.settlements.create_settlement(
                 guild_id=guild_id, channel_id=channel_id, payer_id=caller, payee_id=other,
                 amount_cents=amount, expires_at=self.storage.clock() + SETTLEMENT_TTL)
             return Settled("pending", pending, owed_by_caller)
@@ -286,7 +286,7 @@ class LedgerService:
         What is owed is checked again on confirmation: if it fell below the payment since it
         was recorded (another payment, a void), the confirmation is refused and nothing changes.
         """
-        row = await self.storage.get_settlement(settlement_id)
+        row = await self.storage.settlements.get_settlement(settlement_id)
         if row is None:
             raise UserError("That payment no longer exists.")
         if user_id != row.payee_id:
@@ -294,19 +294,19 @@ class LedgerService:
         if row.status != "open":
             raise UserError(f"This payment was already {row.status}.")
         if row.expires_at <= self.storage.clock():
-            await self.storage.close_settlement(row.id, "expired")
+            await self.storage.settlements.close_settlement(row.id, "expired")
             raise UserError("This payment's confirmation expired (after 24 hours). Record it "
                             "again with /settle.")
         if not accept:
-            if not await self.storage.close_settlement(row.id, "refused"):
+            if not await self.storage.settlements.close_settlement(row.id, "refused"):
                 raise UserError("This payment was already answered.")
-            refreshed = await self.storage.get_settlement(row.id)
+            refreshed = await self.storage.settlements.get_settlement(row.id)
             assert refreshed is not None
             return refreshed, None
         async with self._notebook_lock(row.guild_id):
-            owed = await self.storage.pair_balance(row.guild_id, row.payer_id, row.payee_id)
+            owed = await self.storage.ledger.pair_balance(row.guild_id, row.payer_id, row.payee_id)
             if row.amount_cents > owed:
-                cur = (await self.storage.get_settings(row.guild_id)).currency
+                cur = (await self.storage.settings.get_settings(row.guild_id)).currency
                 now = (f"<@{row.payer_id}> owes you {format_amount(owed, cur)} now"
                        if owed > 0 else f"<@{row.payer_id}> owes you nothing now")
                 raise UserError(
@@ -314,20 +314,20 @@ class LedgerService:
                     "the notebook changed since it was recorded. Nothing was changed; "
                     "refuse it, and record what is left with /settle.")
             try:
-                entry = await self.storage.add_entry(
+                entry = await self.storage.ledger.add_entry(
                     guild_id=row.guild_id, kind="payment", debtor_id=row.payee_id,
                     creditor_id=row.payer_id, amount_cents=row.amount_cents,
                     note="payment confirmed", created_by=row.payer_id, settlement_id=row.id,
                     within_owed=True)
             except OwedExceeded as exc:
-                cur = (await self.storage.get_settings(row.guild_id)).currency
+                cur = (await self.storage.settings.get_settings(row.guild_id)).currency
                 raise UserError(
                     f"<@{row.payer_id}> owes you {format_amount(exc.owed_cents, cur)} now, less "
                     f"than this payment of {format_amount(row.amount_cents, cur)}. Nothing was "
                     "changed; refuse it, and record what is left with /settle.") from None
         if entry is None:
             raise UserError("This payment was already answered.")
-        refreshed = await self.storage.get_settlement(row.id)
+        refreshed = await self.storage.settlements.get_settlement(row.id)
         assert refreshed is not None
         return refreshed, entry
 
@@ -338,12 +338,12 @@ class LedgerService:
         reason = reason.strip()
         if not reason:
             raise UserError("Give a reason for voiding the game.")
-        entry = await self.storage.game_entry(guild_id, game_id)
+        entry = await self.storage.ledger.game_entry(guild_id, game_id)
         if entry is None:
             raise UserError(f"Game #{game_id} has no ledger entry in this server.")
         async with self._notebook_lock(guild_id):
-            rows = await self.storage.void_game(guild_id=guild_id, game_id=game_id,
-                                                note=reason[:300], created_by=admin)
+            rows = await self.storage.ledger.void_game(guild_id=guild_id, game_id=game_id,
+                                                       note=reason[:300], created_by=admin)
         if not rows:
             raise UserError(f"Game #{game_id} was already voided.")
         await self.update_ratings(guild_id)
@@ -363,19 +363,20 @@ class LedgerService:
     async def update_ratings(self, guild_id: int) -> None:
         """Apply new game lines to the ratings (a void recomputes them from the history)."""
         async with self._lock(guild_id):
-            pending = await self.storage.unrated_games(guild_id)
+            pending = await self.storage.standings.unrated_games(guild_id)
             if not pending:
                 return
             # Rating is pure CPU work on plain rows (seconds for a void of a long history):
             # it runs in a thread so the bot keeps answering; the database stays on the loop.
             if any(row.kind == "void" for row in pending):
-                history = await self.storage.rated_history(guild_id)
+                history = await self.storage.standings.rated_history(guild_id)
                 values = await asyncio.to_thread(self._rate, history, {})
-                await self.storage.store_ratings(guild_id, values, pending[-1].id, replace=True)
+                await self.storage.standings.store_ratings(
+                    guild_id, values, pending[-1].id, replace=True)
                 return
-            current = await self.storage.ratings(guild_id)
+            current = await self.storage.standings.ratings(guild_id)
             values = await asyncio.to_thread(self._rate, pending, current)
-            await self.storage.store_ratings(guild_id, values, pending[-1].id)
+            await self.storage.standings.store_ratings(guild_id, values, pending[-1].id)
 
     def _rate(self, rows: list[LedgerRow], current: dict[tuple[int, str], tuple[float, float, int]]
               ) -> dict[tuple[int, str], tuple[float, float, int]]:
@@ -405,11 +406,12 @@ class LedgerService:
         """
         note = ""
         if by == "rating":
-            rating_rules = rules or (await self.storage.get_settings(guild_id)).default_rules
+            rating_rules = rules or (await self.storage.settings.get_settings(
+                guild_id)).default_rules
             if rules is None:
                 note = f"Ratings are per rule set: showing {rating_rules}."
-            ratings = await self.storage.ratings(guild_id, rating_rules)
-            rows = await self.storage.leaderboard(guild_id, "net", rating_rules, 1)
+            ratings = await self.storage.standings.ratings(guild_id, rating_rules)
+            rows = await self.storage.standings.leaderboard(guild_id, "net", rating_rules, 1)
             scored = []
             for user, games, wins, losses, ties, net in rows:
                 # Games not rated yet (a rating update still running) rate as a new player.
@@ -420,7 +422,7 @@ class LedgerService:
             scored.sort(key=lambda entry: (entry[1].provisional, -entry[0], entry[1].user_id))
             standings = [standing for _, standing in scored]
         else:
-            rows = await self.storage.leaderboard(guild_id, by, rules, 1)
+            rows = await self.storage.standings.leaderboard(guild_id, by, rules, 1)
             standings = [Standing(0, user, games, wins, losses, ties, net, None,
                                   by == "win_rate" and games < MIN_RANKED_GAMES)
                          for user, games, wins, losses, ties, net in rows]
@@ -434,11 +436,11 @@ class LedgerService:
 
     async def stats(self, guild_id: int, user_id: int) -> Stats:
         """A player's record across rule sets."""
-        per_rules = await self.storage.player_stats(guild_id, user_id)
+        per_rules = await self.storage.standings.player_stats(guild_id, user_id)
         total = {k: sum(v[k] for v in per_rules.values())
                  for k in ("games", "wins", "losses", "ties", "net_cents", "margin_sum")}
         best = max((v["best_margin"] for v in per_rules.values()), default=0)
-        results = await self.storage.recent_results(guild_id, user_id)
+        results = await self.storage.standings.recent_results(guild_id, user_id)
         streak = ""
         if results:
             first = results[0]
@@ -452,10 +454,10 @@ class LedgerService:
             streak = f"{count}{kind}"
         ratings = {}
         for (_, rules), (mu, sigma, games) in (
-                await self.storage.ratings(guild_id, user_id=user_id)).items():
+                await self.storage.standings.ratings(guild_id, user_id=user_id)).items():
             ratings[rules] = (display_rating(mu, sigma),
                               games < MIN_RANKED_GAMES or sigma > PROVISIONAL_SIGMA)
-        series = await self.storage.money_series(guild_id, user_id)
+        series = await self.storage.standings.money_series(guild_id, user_id)
         wins = total["wins"]
         return Stats(total["games"], wins, total["losses"], total["ties"], total["net_cents"],
                      total["margin_sum"] / wins if wins else 0.0, best, streak, ratings, series)

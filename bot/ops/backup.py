@@ -17,7 +17,6 @@ import logging
 import os
 import re
 import shlex
-import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -27,6 +26,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from bot.storage import SQLITE_SCHEMA_VERSION, is_postgres_url
 from bot.storage import sqlite_path as database_file
+from bot.storage.schema import TABLES as DECLARED
+from bot.storage.sqlite_files import FileError, copy_file, fold_wal, read_contents
 
 from .dblock import hold_database
 
@@ -47,13 +48,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-TABLES: dict[str, int] = {
-    "guild_settings": 1, "challenges": 1, "games": 1, "moves": 1,
-    "ledger": 2, "pair_balances": 2, "player_stats": 2, "ratings": 2, "rating_progress": 2,
-    "settlements": 2, "money_points": 5, "pair_points": 5, "challenge_seats": 7,
-}
-"""The bot's tables, each with the schema version that brought it: a database at version N
-has every table of a version up to N."""
+TABLES: dict[str, int] = {t.name: t.since for t in DECLARED}
+"""The bot's tables (the schema's declaration), each with the schema version that brought it:
+a database at version N has every table of a version up to N."""
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -217,24 +214,17 @@ def _check(path: Path, label: str) -> DatabaseInfo:
             f"{label} is cut short: its header says {expected} bytes, the file has {size} "
             "(an incomplete copy?).")
     try:
-        with contextlib.closing(_connect(path, read_only=True, wal=header[18] == 2)) as db:
-            problems = [str(row[0]) for row in db.execute("PRAGMA integrity_check")]
-            if problems != ["ok"]:
-                raise InvalidDatabase(f"{label} is damaged: SQLite's integrity check says "
-                                      f"{problems[0]!r}.")
-            version = int(db.execute("PRAGMA user_version").fetchone()[0])
-            tables = {str(row[0]) for row in db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
-            version = _verify_schema(label, version, tables)
-            games = int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
-            ledger = (int(db.execute("SELECT COUNT(*) FROM ledger").fetchone()[0])
-                      if "ledger" in tables else 0)
-    except sqlite3.DatabaseError as exc:
+        contents = read_contents(path, wal=header[18] == 2)
+    except FileError as exc:
         raise InvalidDatabase(f"{label} can't be read as a database ({exc}).") from None
-    return DatabaseInfo(path, size, version, games, ledger)
+    if contents.problems != ["ok"]:
+        raise InvalidDatabase(f"{label} is damaged: SQLite's integrity check says "
+                              f"{contents.problems[0]!r}.")
+    version = _verify_schema(label, contents.version, contents.tables)
+    return DatabaseInfo(path, size, version, contents.games, contents.ledger_lines)
 
 
-def _verify_schema(label: str, version: int, tables: set[str]) -> int:
+def _verify_schema(label: str, version: int, tables: frozenset[str]) -> int:
     ours = {name for name, since in TABLES.items() if since <= max(1, version)}
     missing = sorted(ours - tables)
     if version > SQLITE_SCHEMA_VERSION and {"games", "ledger"} <= tables:
@@ -265,28 +255,16 @@ def _size_from_header(header: bytes) -> int | None:
     return page_size * pages
 
 
-def _connect(path: Path, *, read_only: bool, wal: bool = False) -> sqlite3.Connection:
-    # A URI, so that a missing file is an error rather than a new empty database. A WAL file
-    # opened read-only would need its -shm index, which we must not create beside someone's
-    # file: with no -wal beside it, nothing is pending, and ``immutable`` reads it as it is.
-    mode = "ro" if read_only else "rw"
-    extra = ("&immutable=1" if read_only and wal and not Path(f"{path}-wal").exists() else "")
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode={mode}{extra}", uri=True,
-                           timeout=30, isolation_level=None)
-
-
 # ------------------------------------------------------------------ copying
 
 
-def _copy(source: sqlite3.Connection, dest: Path) -> None:
-    """Copy ``source`` (one snapshot) into the new file ``dest`` (0600), as one file in
-    rollback-journal mode, so that the copy needs no -wal or -shm beside it."""
+def _copy(source: Path, dest: Path, *, read_only: bool, wal: bool = False) -> None:
+    """Copy the database ``source`` (one snapshot) into the new file ``dest`` (0600), through
+    the storage's SQLite driver (``sqlite_files.copy_file``)."""
     fd = os.open(dest, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     os.close(fd)
     try:
-        with contextlib.closing(sqlite3.connect(str(dest), isolation_level=None)) as target:
-            source.backup(target)  # all pages in one step: one read transaction, one snapshot
-            target.execute("PRAGMA journal_mode=DELETE")
+        copy_file(source, dest, read_only=read_only, wal=wal)
         _fsync(dest)
     except BaseException:
         _remove(dest)
@@ -370,11 +348,10 @@ def backup(database: str | Path, dest: str | Path, *, overwrite: bool = False,
     dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     tmp = _temporary(dest)
     try:
-        with contextlib.closing(_connect(source_path, read_only=False)) as source:
-            _copy(source, tmp)
+        _copy(source_path, tmp, read_only=False)
         info = _check(tmp, str(source_path))
         _place(tmp, dest, overwrite)
-    except sqlite3.Error as exc:
+    except FileError as exc:
         raise BackupError(f"The backup of {source_path} failed: {exc}.") from None
     except OSError as exc:
         raise BackupError(f"I couldn't write the backup {dest}: {exc.strerror or exc}.") \
@@ -415,9 +392,7 @@ def restore(src: str | Path, database: str | Path,
     try:
         tmp = _temporary(target)
         try:
-            with contextlib.closing(_connect(src, read_only=True,
-                                             wal=_is_wal_file(src))) as source:
-                _copy(source, tmp)
+            _copy(src, tmp, read_only=True, wal=_is_wal_file(src))
             restored = _check(tmp, str(src))
             stamp = datetime.fromtimestamp(now()).strftime("%Y%m%d-%H%M%S")
             kept = _set_aside(target, target.with_name(f"{target.name}.before-restore-{stamp}"))
@@ -428,7 +403,7 @@ def restore(src: str | Path, database: str | Path,
                     _move_set(kept, target)
                 raise
             _fsync_dir(target.parent)
-        except (sqlite3.Error, OSError) as exc:
+        except (FileError, OSError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             raise BackupError(f"The restore from {src} failed ({reason}); the database was "
                               "left as it was.") from None
@@ -483,9 +458,8 @@ def _fold_wal(path: Path) -> None:
     if not Path(f"{path}-wal").exists() and not Path(f"{path}-journal").exists():
         return
     try:
-        with contextlib.closing(_connect(path, read_only=False)) as db:
-            db.execute("PRAGMA journal_mode=DELETE")
-    except sqlite3.Error as exc:
+        fold_wal(path)
+    except FileError as exc:
         log.warning("kept %s with its -wal file as it was (%s)", path, exc)
 
 

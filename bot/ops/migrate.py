@@ -98,17 +98,17 @@ async def _check(old: Storage, new: Storage, counts: dict[str, int], copied: dic
         raise MigrationError("Row counts differ after the copy: " + ", ".join(
             f"{t} (source {counts[t]}, copied {copied[t]}, now {after[t]})" for t in wrong))
     say(f"Row counts match in all {len(counts)} tables.")
-    games = await old.game_ids()
+    games = await old.games.game_ids()
     clock = time.monotonic
     told = clock()
     for done, game_id in enumerate(games):
         if clock() - told >= PROGRESS_EVERY:
             say(f"Replayed {done} of {len(games)} games…")
             told = clock()
-        before, now = await old.get_game(game_id), await new.get_game(game_id)
+        before, now = await old.games.get_game(game_id), await new.games.get_game(game_id)
         if before is None or now is None or before != now:
             raise MigrationError(f"Game {game_id} differs after the copy.")
-        log = await new.move_log(game_id)
+        log = await new.games.move_log(game_id)
         if [seq for seq, _, _, _ in log] != list(range(1, now.version + 1)):
             raise MigrationError(f"Game {game_id}'s move log has gaps.")
         try:

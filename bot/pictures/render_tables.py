@@ -126,8 +126,8 @@ def render_money_chart(points: Sequence[tuple[float, int]], label: str,
     """Net money over time as a line with a marker per point; ``label`` titles it.
 
     ``points`` are ``(time, running balance in cents)``, oldest first, as
-    ``Storage.money_series`` gives them (a long history already downsampled to a few hundred
-    points). The money axis is labelled with amounts, the time axis with spread dates."""
+    ``Storage.standings.money_series`` gives them (a long history already downsampled to a few
+    hundred points). The money axis is labelled with amounts, the time axis with spread dates."""
     width, height = 900, 360
     left, right, top, bottom = 110, 30, 60, 44
     small = _font(16, bold=False)

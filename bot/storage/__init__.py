@@ -5,12 +5,20 @@
 package touches a connection.
 
 - ``rows``: the rows handed out, as frozen dataclasses, and the errors;
-- ``settings_records``, ``challenge_records``, ``game_records``, ``ledger_records``: the
-  records of each kind;
-- ``migrations_sqlite``, ``migrations_postgres``: each backend's numbered migrations;
+- ``settings_records``, ``challenge_records``, ``game_records``, ``ledger_records``,
+  ``settlement_records``, ``standing_records``: the records of each capability, each one
+  attribute of ``Storage`` (``storage.settings``, ``storage.challenges``, ``storage.games``,
+  ``storage.ledger``, ``storage.settlements``, ``storage.standings``);
+- ``schema``: the one declaration of the tables, their columns, keys and indexes, from which
+  each backend's DDL for a new database, the copy's table order and the backup's table list
+  come;
+- ``migrations_sqlite``, ``migrations_postgres``: each backend's numbered migrations, the
+  history an existing database is upgraded along;
 - ``interface``: what the records may ask of a database; ``sqlite_driver`` and
   ``postgres_driver``: the two backends behind it (``db`` picks one)
   (where SQLite and PostgreSQL differ, the backend class says how, never an ``if``).
+- ``sqlite_files``: the SQLite backend's whole-file operations, for backups (what a file holds,
+  a consistent copy, a -wal folded back).
 
 Every write that must not be applied twice is a compare-and-set, in any number of processes:
 a challenge moves out of ``open`` once; a game's ``version`` goes up by exactly one per saved
@@ -26,9 +34,8 @@ from pathlib import Path
 
 from ..shards import ShardSet
 from . import copy
-from .base import Records
 from .challenge_records import ChallengeRecords
-from .db import is_postgres_url, open_database, sqlite_path
+from .db import Database, is_postgres_url, open_database, sqlite_path
 from .errors import DatabaseUnavailable, ShardInUse
 from .game_records import GameRecords
 from .ledger_records import LedgerRecords
@@ -48,6 +55,8 @@ from .rows import (
     StorageError,
 )
 from .settings_records import SettingsRecords
+from .settlement_records import SettlementRecords
+from .standing_records import StandingRecords
 
 __all__ = [
     "DEFAULT_SETTINGS",
@@ -75,9 +84,36 @@ def _count_words(count: int) -> str:
     return f"with SHARD_COUNT={count}" if count > 1 else "unsharded (SHARD_COUNT unset)"
 
 
-class Storage(SettingsRecords, ChallengeRecords, GameRecords, LedgerRecords, Records):
+class Storage:
     """The bot's database. Open with ``await Storage.open(database)``; close with
-    ``close()``."""
+    ``close()``. Its records, one attribute per capability, share its database and clock."""
+
+    def __init__(self, db: Database, clock: Callable[[], float] = time.time) -> None:
+        self._db = db
+        self.clock = clock
+        """Where timestamps come from (tests pass a fake clock)."""
+        now = self._now
+        self.settings = SettingsRecords(db, now)
+        """A server's settings."""
+        self.challenges = ChallengeRecords(db, now)
+        """Invitations: challenges, challenges of three or four, open tables."""
+        self.games = GameRecords(db, now)
+        """Games and their moves."""
+        self.ledger = LedgerRecords(db, now)
+        """The money ledger's lines and the running summaries derived from them."""
+        self.settlements = SettlementRecords(db, now)
+        """Payments waiting for the payee's confirmation."""
+        self.standings = StandingRecords(db, now)
+        """The leaderboard, a player's statistics and money over time, and ratings."""
+
+    def _now(self) -> float:
+        # Through ``self.clock`` at each call, so that every record reads the one clock.
+        return self.clock()
+
+    @property
+    def dialect(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return self._db.dialect
 
     @classmethod
     async def open(cls, database: str | Path, clock: Callable[[], float] = time.time

@@ -76,7 +76,9 @@ class ChallengeRecords(Records):
         or an open table (``kind`` 'table', ``seats`` 2 to 4, ``invited`` empty). The host
         sits first, having accepted; each of ``invited`` is (user, name, accepted already: the
         computer's seat)."""
-        if kind not in ("challenge", "table") or not 2 <= seats <= 4 \
+        # How many seats a table may have is the engine's to say, checked once by the service;
+        # here only that the row is whole: a challenge invites everyone but its host.
+        if kind not in ("challenge", "table") \
                 or len(invited) >= seats or (kind == "challenge" and len(invited) != seats - 1):
             raise ValueError(f"a {kind} of {seats} seats with {len(invited)} invited")
         async with self._db.transaction() as conn:

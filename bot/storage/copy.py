@@ -14,27 +14,15 @@ import time
 from collections.abc import Callable
 
 from .interface import Conn, Database
+from .schema import TABLES as DECLARED
 
 __all__ = ["TABLES", "copy_tables", "ledger_pairs", "table_counts"]
 
-TABLES: tuple[tuple[str, str], ...] = (
-    ("guild_settings", "guild_id"),
-    ("challenges", "id"),
-    ("challenge_seats", "challenge_id, position"),
-    ("games", "id"),
-    ("moves", "game_id, seq"),
-    ("ledger", "id"),
-    ("settlements", "id"),
-    ("pair_balances", "guild_id, low_id, high_id"),
-    ("player_stats", "guild_id, user_id, rules"),
-    ("ratings", "guild_id, user_id, rules"),
-    ("rating_progress", "guild_id"),
-    ("money_points", "guild_id, user_id, seq"),
-    ("pair_points", "guild_id, low_id, high_id, seq"),
-)
-"""Every table of the bot's schema with its key, in an order that keeps references valid."""
+TABLES: tuple[tuple[str, str], ...] = tuple((t.name, t.key) for t in DECLARED)
+"""Every table of the bot's schema with its key, in an order that keeps references valid (the
+declaration's order)."""
 
-_IDENTITIES = ("challenges", "games", "ledger", "settlements")
+_IDENTITIES = tuple(t.name for t in DECLARED if t.has_identity)
 
 BATCH = 5_000
 

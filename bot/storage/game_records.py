@@ -18,10 +18,15 @@ from .base import Records
 from .interface import Conn
 from .ledger_records import insert_game_entries
 from .rows import DEFAULT_SETTINGS, GameEntry, GameRow, StorageError, game_row
+from .schema import table as declared_table
 
-__all__ = ["PLAYS_IN", "GameRecords", "insert_game", "owned"]
+__all__ = ["PLAYS_IN", "SEAT_COLUMNS", "GameRecords", "insert_game", "owned"]
 
-PLAYS_IN = "? IN (player0_id, player1_id, player2_id, player3_id)"
+SEAT_COLUMNS = tuple(c.name for c in declared_table("games").columns
+                     if c.name.startswith("player") and c.name.endswith("_id"))
+"""A game row's seat columns (``player0_id``…), one a player, in seat order."""
+
+PLAYS_IN = f"? IN ({', '.join(SEAT_COLUMNS)})"
 """The condition "the user (the parameter) has a seat in the game" (a NULL seat is nobody's)."""
 
 def owned(shards: ShardSet | None) -> str:
@@ -45,9 +50,12 @@ async def insert_game(
     """Insert a game row (inside the caller's transaction); its id."""
     # The reminder and claim times are the server's as the game starts; later changes of the
     # settings don't touch a game already going.
-    if not 2 <= len(players) <= 4 or len(names) != len(players):
-        raise ValueError(f"a game seats 2 to 4 players with a name each, not {players}")
-    seats = (*players, None, None)[:4]
+    # How many players a game may have is the engine's to say, checked once where a game is
+    # made; the row's own limit is its seat columns, and a player past them would be lost.
+    if len(players) > len(SEAT_COLUMNS) or len(names) != len(players):
+        raise ValueError(f"a game row has {len(SEAT_COLUMNS)} seats, each player a name: "
+                         f"not {players} named {names}")
+    seats = (*players, *[None] * (len(SEAT_COLUMNS) - len(players)))
     game_id = await conn.fetchval(
         "INSERT INTO games (guild_id, channel_id, player0_id, player1_id, player2_id, "
         "player3_id, names, vs_computer, "

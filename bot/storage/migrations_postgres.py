@@ -1,5 +1,6 @@
-"""The PostgreSQL schema, as numbered migrations of its own (``bot_schema.version`` is the last
-applied).
+"""The history of the PostgreSQL schema, as numbered migrations of its own
+(``bot_schema.version`` is the last applied). An existing database is upgraded along them; a
+new one is made from the declaration (``schema.postgres_ddl``) at the latest version at once.
 
 Migration 1 is the SQLite schema at its version 6, in PostgreSQL's types: ids and amounts are
 ``BIGINT`` (Discord ids need 64 bits), times ``DOUBLE PRECISION`` (Unix seconds), flags
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from .interface import Conn
 from .rows import StorageError
+from .schema import postgres_ddl
 
 __all__ = ["MIGRATIONS", "POSTGRES_SCHEMA_VERSION", "migrate", "schema_version"]
 
@@ -231,8 +233,10 @@ async def schema_version(conn: Conn) -> int:
     return int(await conn.fetchval("SELECT version FROM bot_schema") or 0)
 
 
-async def migrate(conn: Conn) -> None:
-    """Apply the migrations the database lacks, in one transaction (``conn`` is one)."""
+async def migrate(conn: Conn, *, history: bool = False) -> None:
+    """Apply the migrations the database lacks, in one transaction (``conn`` is one); a new
+    database is made from the declaration (``history``: along every migration instead, as the
+    tests do to compare the two)."""
     await conn.execute("SELECT pg_advisory_xact_lock(?, ?)", _MIGRATION_LOCK)
     current = await schema_version(conn)
     if current > len(MIGRATIONS):
@@ -243,6 +247,11 @@ async def migrate(conn: Conn) -> None:
     if current == 0:
         await conn.execute("CREATE TABLE bot_schema (version BIGINT NOT NULL)")
         await conn.execute("INSERT INTO bot_schema (version) VALUES (0)")
+        if not history:
+            for statement in postgres_ddl():
+                await conn.execute(statement)
+            await conn.execute("UPDATE bot_schema SET version = ?", (len(MIGRATIONS),))
+            return
     for number in range(current + 1, len(MIGRATIONS) + 1):
         await conn.execute(MIGRATIONS[number - 1])
         await conn.execute("UPDATE bot_schema SET version = ?", (number,))

@@ -1,6 +1,10 @@
-"""The SQLite schema, as numbered migrations (``PRAGMA user_version`` is the last applied).
+"""The history of the SQLite schema, as numbered migrations (``PRAGMA user_version`` is the
+last applied).
 
-A migration is never edited once released: a change of schema is a new migration.
+An existing database is upgraded along them; a new one is made from the declaration
+(``schema.sqlite_ddl``) at the latest version at once. A migration is never edited once
+released: a change of schema is a new migration here and the declaration changed to match
+(the tests check that the two agree).
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from collections.abc import Iterable
 
 from .interface import Conn
 from .rows import StorageError
+from .schema import sqlite_ddl
 
 __all__ = ["MIGRATIONS", "SQLITE_SCHEMA_VERSION", "migrate"]
 
@@ -290,24 +295,34 @@ async def schema_version(conn: Conn) -> int:
     return int(await conn.fetchval("PRAGMA user_version") or 0)
 
 
-async def migrate(conn: Conn) -> None:
-    """Apply the migrations the database lacks, each in a transaction of its own."""
+async def migrate(conn: Conn, *, history: bool = False) -> None:
+    """Apply the migrations the database lacks, each in a transaction of its own; a new
+    database (version 0) is made from the declaration in one (``history``: along every
+    migration instead, as the tests do to compare the two)."""
     current = await schema_version(conn)
+    if current == 0 and not history:
+        await _run([sqlite_ddl()], len(MIGRATIONS), conn)
+        return
     if current > len(MIGRATIONS):
         raise StorageError(
             f"The database is at schema version {current}, newer than this bot knows "
             f"({len(MIGRATIONS)}). Update the bot."
         )
     for number in range(current + 1, len(MIGRATIONS) + 1):
-        await conn.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in _statements(MIGRATIONS[number - 1]):
+        await _run([list(_statements(MIGRATIONS[number - 1]))], number, conn)
+
+
+async def _run(scripts: list[list[str]], version: int, conn: Conn) -> None:
+    await conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statements in scripts:
+            for statement in statements:
                 await conn.execute(statement)
-            await conn.execute(f"PRAGMA user_version = {number}")
-            await conn.execute("COMMIT")
-        except BaseException:
-            await conn.execute("ROLLBACK")
-            raise
+        await conn.execute(f"PRAGMA user_version = {version}")
+        await conn.execute("COMMIT")
+    except BaseException:
+        await conn.execute("ROLLBACK")
+        raise
 
 
 def _statements(script: str) -> Iterable[str]:

@@ -262,7 +262,9 @@ def challenge_row(row: Row, seats: Sequence[Row] = ()) -> ChallengeRow:
         message_id=row["message_id"],
         challenger_id=row["challenger_id"],
         opponent_id=row["opponent_id"],
-        names=_names(row["names"]),
+        # A name for the challenger and the opponent (``?`` at an open table), and one for
+        # each person invited to a challenge of more seats.
+        names=_names(row["names"], 2, max(2, int(row["seats"]))),
         rules=loads(row["rules"], "challenge terms"),
         status=row["status"],
         created_at=row["created_at"],
@@ -298,9 +300,7 @@ def game_row(row: Row) -> GameRow:
     # Seats 2 and 3 exist from migration 7 on; a game of two has them NULL.
     players = tuple(int(row[f"player{seat}_id"]) for seat in range(4)
                     if seat < 2 or row[f"player{seat}_id"] is not None)
-    names = _names(row["names"])
-    if len(names) != len(players):
-        raise StorageError("The saved player names are damaged.")
+    names = _names(row["names"], len(players), len(players))
     return GameRow(
         id=row["id"],
         guild_id=row["guild_id"],
@@ -353,9 +353,11 @@ def settlement_row(row: Row) -> SettlementRow:
     )
 
 
-def _names(text: str) -> tuple[str, ...]:
+def _names(text: str, least: int, most: int) -> tuple[str, ...]:
+    # Checked against the row itself (its seats), not against the engine's limits of a table:
+    # those are checked once, when a game or an invitation is made.
     names = loads(text, "player names")
-    if not (isinstance(names, list) and 2 <= len(names) <= 4
+    if not (isinstance(names, list) and least <= len(names) <= most
             and all(isinstance(n, str) for n in names)):
         raise StorageError("The saved player names are damaged.")
     return tuple(names)

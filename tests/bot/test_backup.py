@@ -44,21 +44,23 @@ async def make_database(path: Path, games: int = 3) -> None:
     storage = await Storage.open(path)
     try:
         for n in range(games):
-            game_id = await storage.create_game(guild_id=G, channel_id=2, players=(ANN, BOB),
-                                                names=("Ann", "Bob"), rules={"name": "kings"},
-                                                state={"n": n})
+            game_id = await storage.games.create_game(guild_id=G, channel_id=2, players=(ANN, BOB),
+                                                      names=("Ann", "Bob"), rules={"name": "kings"},
+                                                      state={"n": n})
             entry = GameEntry(G, game_id, BOB, ANN, 50 + n, "kings", ANN, n)
-            assert await storage.save_moves(game_id, expected_version=0, state={"end": n},
-                                            moves=[(1, BOB, "resign")], finished=True,
-                                            result={"winner": 0}, turn_passed=True, entry=entry)
-        going = await storage.create_game(guild_id=G, channel_id=2, players=(ANN, BOB),
-                                          names=("Ann", "Bob"), rules={"name": "kings"},
-                                          state={"going": True})
-        assert await storage.save_moves(going, expected_version=0, state=None,
-                                        moves=[(0, ANN, "7H>C1")], finished=False, result=None,
-                                        turn_passed=False)
-        await storage.add_entry(guild_id=G, kind="payment", debtor_id=ANN, creditor_id=BOB,
-                                amount_cents=25, note="cash", created_by=ANN)
+            assert await storage.games.save_moves(game_id, expected_version=0, state={"end": n},
+                                                  moves=[(1, BOB, "resign")], finished=True,
+                                                  result={"winner": 0}, turn_passed=True,
+                                                  entry=entry)
+        going = await storage.games.create_game(guild_id=G, channel_id=2, players=(ANN, BOB),
+                                                names=("Ann", "Bob"), rules={"name": "kings"},
+                                                state={"going": True})
+        assert await storage.games.save_moves(going, expected_version=0, state=None,
+                                              moves=[(
+                                                  0, ANN, "7H>C1")], finished=False, result=None,
+                                              turn_passed=False)
+        await storage.ledger.add_entry(guild_id=G, kind="payment", debtor_id=ANN, creditor_id=BOB,
+                                       amount_cents=25, note="cash", created_by=ANN)
     finally:
         await storage.close()
 
@@ -300,8 +302,8 @@ async def test_restore_round_trip_keeps_the_replaced_database(database: Path,
     games, ledger = rows(database, "games"), rows(database, "ledger")
     # Later changes, some still in the -wal file of the live database when it is replaced.
     storage = await Storage.open(database)
-    await storage.add_entry(guild_id=G, kind="payment", debtor_id=ANN, creditor_id=BOB,
-                            amount_cents=7, note="later", created_by=ANN)
+    await storage.ledger.add_entry(guild_id=G, kind="payment", debtor_id=ANN, creditor_id=BOB,
+                                   amount_cents=7, note="later", created_by=ANN)
     changed = dump(database)
     stamp = time.mktime((2026, 12, 1, 17, 0, 0, 0, 0, -1))
     await storage.close()  # a bot must be stopped to restore

@@ -43,7 +43,7 @@ async def staked_game(games: GameService, a: int, b: int, *, rules: str = "class
 
 async def settle_some(ledger: LedgerService, rng: random.Random, caller: int, other: int) -> None:
     """``caller`` settles part of what is owed between him and ``other`` (either way)."""
-    owed = abs(await ledger.storage.pair_balance(G, caller, other))
+    owed = abs(await ledger.storage.ledger.pair_balance(G, caller, other))
     if owed:
         cents = rng.randrange(1, owed + 1)
         await ledger.settle(guild_id=G, channel_id=10, caller=caller, other=other,
@@ -55,7 +55,7 @@ async def test_a_resigned_game_writes_one_entry_with_the_stakes(env) -> None:
     live = await staked_game(games, ANN, BOB)
     left = len(live.match.game.payoffs[1])  # Bob's pay-off pile: Ann's margin
     await games.playing.resign(live.id, BOB)
-    entry = await games.storage.game_entry(G, live.id)
+    entry = await games.storage.ledger.game_entry(G, live.id)
     assert entry is not None
     assert (entry.debtor_id, entry.creditor_id, entry.winner_id) == (BOB, ANN, ANN)
     assert entry.margin == left and entry.amount_cents == 50 + 5 * left
@@ -70,11 +70,11 @@ async def test_the_database_refuses_a_second_entry_for_a_game(env) -> None:
     entry = GameEntry(G, live.id, ANN, BOB, 1, "classic", BOB, 1)
     ok = None
     with pytest.raises(Exception, match="(?i)unique"):  # SQLite's or PostgreSQL's own error
-        ok = await games.storage.save_moves(live.id, expected_version=live.version, state={},
-                                            moves=[(0, ANN, "again")], finished=True,
-                                            result=None, turn_passed=False, entry=entry)
+        ok = await games.storage.games.save_moves(live.id, expected_version=live.version, state={},
+                                                  moves=[(0, ANN, "again")], finished=True,
+                                                  result=None, turn_passed=False, entry=entry)
     assert ok is None
-    assert len(await games.storage.move_log(live.id)) == 1  # the whole save was rolled back
+    assert len(await games.storage.games.move_log(live.id)) == 1  # the whole save was rolled back
 
 
 async def test_the_ledger_is_append_only(env, database: str) -> None:
@@ -130,9 +130,9 @@ async def test_stakes_parsing_and_points_only(env) -> None:
     assert ledger.stakes(settings, "kings", "$0.50", ".05") == (50, 5)
     with pytest.raises(UserError, match="isn't an amount"):
         ledger.stakes(settings, "kings", "abc", None)
-    settings = await ledger.storage.update_settings(G, stake_classic=25, points_only=0)
+    settings = await ledger.storage.settings.update_settings(G, stake_classic=25, points_only=0)
     assert ledger.stakes(settings, "classic", None, None) == (25, 0)
-    settings = await ledger.storage.update_settings(G, points_only=1)
+    settings = await ledger.storage.settings.update_settings(G, points_only=1)
     with pytest.raises(UserError, match="points only"):
         ledger.stakes(settings, "classic", "1", None)
     assert ledger.stakes(settings, "classic", None, None) == (0, 0)
@@ -145,12 +145,12 @@ async def test_settlement_needs_the_payees_consent(env) -> None:
     kind, pending, _ = await ledger.settle(guild_id=G, channel_id=10, caller=ANN, other=BOB,
                                         amount_text="3")
     assert kind == "pending"
-    assert await ledger.storage.pair_balance(G, ANN, BOB) == 500  # nothing yet
+    assert await ledger.storage.ledger.pair_balance(G, ANN, BOB) == 500  # nothing yet
     with pytest.raises(UserError, match="Only the person who was paid"):
         await ledger.answer_settlement(pending.id, ANN, True)
     row, entry = await ledger.answer_settlement(pending.id, BOB, True)
     assert row.status == "confirmed" and entry is not None
-    assert await ledger.storage.pair_balance(G, ANN, BOB) == 200
+    assert await ledger.storage.ledger.pair_balance(G, ANN, BOB) == 200
     with pytest.raises(UserError, match="already confirmed"):
         await ledger.answer_settlement(pending.id, BOB, True)
     # A refused one changes nothing; an expired one can't be confirmed.
@@ -163,7 +163,7 @@ async def test_settlement_needs_the_payees_consent(env) -> None:
     clock.now += 25 * 3600
     with pytest.raises(UserError, match="expired"):
         await ledger.answer_settlement(late.id, BOB, True)
-    assert await ledger.storage.pair_balance(G, ANN, BOB) == 200
+    assert await ledger.storage.ledger.pair_balance(G, ANN, BOB) == 200
 
 
 async def test_the_person_owed_records_or_forgives_without_consent(env) -> None:
@@ -176,7 +176,7 @@ async def test_the_person_owed_records_or_forgives_without_consent(env) -> None:
     kind, _, _ = await ledger.settle(guild_id=G, channel_id=10, caller=BOB, other=ANN,
                                   amount_text="1.50", forgive=True)
     assert kind == "forgive"
-    assert await ledger.storage.pair_balance(G, ANN, BOB) == 150
+    assert await ledger.storage.ledger.pair_balance(G, ANN, BOB) == 150
     with pytest.raises(UserError, match="Only the person who is owed"):
         await ledger.settle(guild_id=G, channel_id=10, caller=ANN, other=BOB, amount_text="1",
                             forgive=True)
@@ -191,13 +191,13 @@ async def test_void_reverses_money_and_standings(env) -> None:
     live = await staked_game(games, ANN, BOB, stake=300, per_card=0)
     await games.playing.resign(live.id, BOB)
     await ledger.update_ratings(G)
-    assert (await games.storage.player_stats(G, ANN))["classic"]["wins"] == 1
+    assert (await games.storage.standings.player_stats(G, ANN))["classic"]["wins"] == 1
     row = await ledger.void(G, live.id, CAROL, "played by mistake")
     assert row.kind == "void" and row.amount_cents == 300 and row.voids_id is not None
-    assert await ledger.storage.pair_balance(G, ANN, BOB) == 0
-    stats = (await games.storage.player_stats(G, ANN))["classic"]
+    assert await ledger.storage.ledger.pair_balance(G, ANN, BOB) == 0
+    stats = (await games.storage.standings.player_stats(G, ANN))["classic"]
     assert stats["wins"] == 0 and stats["games"] == 0 and stats["net_cents"] == 0
-    assert await games.storage.ratings(G) == {}
+    assert await games.storage.standings.ratings(G) == {}
     with pytest.raises(UserError, match="already voided"):
         await ledger.void(G, live.id, CAROL, "again")
     with pytest.raises(UserError, match="reason"):
@@ -221,10 +221,10 @@ async def test_balances_equal_the_sum_of_entries(env) -> None:
         for b in people:
             if a == b:
                 continue
-            rows, _ = await ledger.storage.pair_entries(G, a, b)
+            rows, _ = await ledger.storage.ledger.pair_entries(G, a, b)
             expected = sum(r.amount_cents if r.debtor_id == a else -r.amount_cents
                            for r, _ in rows)
-            assert await ledger.storage.pair_balance(G, a, b) == expected
+            assert await ledger.storage.ledger.pair_balance(G, a, b) == expected
             if rows:
                 assert rows[0][1] == expected  # the newest running balance is the balance
 
@@ -235,8 +235,8 @@ async def test_ratings_update_and_recompute_the_same(env) -> None:
         live = await staked_game(games, ANN, BOB, stake=0, per_card=0)
         await games.playing.resign(live.id, BOB if i % 3 else ANN)
         await ledger.update_ratings(G)
-    incremental = await games.storage.ratings(G)
-    history = await games.storage.rated_history(G)
+    incremental = await games.storage.standings.ratings(G)
+    history = await games.storage.standings.rated_history(G)
     recomputed = ledger._rate(history, {})
     assert incremental.keys() == recomputed.keys()
     for key, value in incremental.items():
@@ -258,7 +258,7 @@ async def test_computer_games_stay_out_of_the_ledger(env) -> None:
                                           opponent_is_bot=True, rules_name="kings")
     assert isinstance(live, LiveGame)
     await games.playing.resign(live.id, ANN)
-    assert await games.storage.game_entry(G, live.id) is None
+    assert await games.storage.ledger.game_entry(G, live.id) is None
     with pytest.raises(UserError, match="doesn't play for money"):
         await games.inviting.challenge(guild_id=G, channel_id=11, challenger_id=ANN,
                                        opponent_id=BOT,
@@ -277,11 +277,11 @@ async def test_summaries_rebuild_to_the_same_values(env) -> None:
         if i % 3 == 0:
             await settle_some(ledger, rng, a, b)
     storage = games.storage
-    before = ({u: await storage.balances(G, u) for u in (ANN, BOB, CAROL)},
-              {u: await storage.player_stats(G, u) for u in (ANN, BOB, CAROL)})
-    await storage.rebuild_summaries(G)
-    after = ({u: await storage.balances(G, u) for u in (ANN, BOB, CAROL)},
-             {u: await storage.player_stats(G, u) for u in (ANN, BOB, CAROL)})
+    before = ({u: await storage.ledger.balances(G, u) for u in (ANN, BOB, CAROL)},
+              {u: await storage.standings.player_stats(G, u) for u in (ANN, BOB, CAROL)})
+    await storage.ledger.rebuild_summaries(G)
+    after = ({u: await storage.ledger.balances(G, u) for u in (ANN, BOB, CAROL)},
+             {u: await storage.standings.player_stats(G, u) for u in (ANN, BOB, CAROL)})
     assert before == after
 
 
@@ -317,15 +317,15 @@ async def test_settling_more_than_is_owed_is_refused_and_changes_nothing(env) ->
             await ledger.settle(guild_id=G, channel_id=10, caller=caller, other=other,
                                 amount_text=amount, forgive=forgive)
         assert words in str(refused.value)
-    assert await ledger.storage.pair_balance(G, ANN, BOB) == 50
-    rows, total = await ledger.storage.pair_entries(G, ANN, BOB)
+    assert await ledger.storage.ledger.pair_balance(G, ANN, BOB) == 50
+    rows, total = await ledger.storage.ledger.pair_entries(G, ANN, BOB)
     assert total == 1 and rows[0][0].kind == "game"
-    assert (await ledger.storage.get_settlement(1)) is None  # no payment waits either
+    assert (await ledger.storage.settlements.get_settlement(1)) is None  # no payment waits either
     # Exactly what is owed is fine: the debt is settled, not flipped.
     kind, row, owed = await ledger.settle(guild_id=G, channel_id=10, caller=BOB, other=ANN,
                                           amount_text="0.50", forgive=True)
     assert (kind, row.amount_cents, owed) == ("forgive", 50, 50)
-    assert await ledger.storage.pair_balance(G, ANN, BOB) == 0
+    assert await ledger.storage.ledger.pair_balance(G, ANN, BOB) == 0
     with pytest.raises(UserError, match="square"):
         await ledger.settle(guild_id=G, channel_id=10, caller=BOB, other=ANN, amount_text="0.01")
 
@@ -340,14 +340,14 @@ async def test_a_confirmation_is_checked_again_against_what_is_owed_then(env) ->
                                        amount_text="3")
     assert owed == 500
     await ledger.answer_settlement(first.id, BOB, True)
-    assert await ledger.storage.pair_balance(G, ANN, BOB) == 200
+    assert await ledger.storage.ledger.pair_balance(G, ANN, BOB) == 200
     with pytest.raises(UserError) as refused:
         await ledger.answer_settlement(second.id, BOB, True)
     message = str(refused.value)
     assert f"<@{ANN}> owes you $2.00 now" in message and "$3.00" in message
     assert "Nothing was changed" in message
-    assert await ledger.storage.pair_balance(G, ANN, BOB) == 200
-    still = await ledger.storage.get_settlement(second.id)
+    assert await ledger.storage.ledger.pair_balance(G, ANN, BOB) == 200
+    still = await ledger.storage.settlements.get_settlement(second.id)
     assert still is not None and still.status == "open" and still.ledger_id is None
     # Bob records the rest himself: the old payment can no longer be confirmed at all...
     await ledger.settle(guild_id=G, channel_id=10, caller=BOB, other=ANN, amount_text="2")
@@ -356,7 +356,7 @@ async def test_a_confirmation_is_checked_again_against_what_is_owed_then(env) ->
     # ...but it can still be refused.
     row, entry = await ledger.answer_settlement(second.id, BOB, False)
     assert row.status == "refused" and entry is None
-    assert await ledger.storage.pair_balance(G, ANN, BOB) == 0
+    assert await ledger.storage.ledger.pair_balance(G, ANN, BOB) == 0
 
 
 async def test_concurrent_settlements_never_flip_a_debt(env) -> None:
@@ -368,7 +368,7 @@ async def test_concurrent_settlements_never_flip_a_debt(env) -> None:
                       forgive=i % 2 == 0) for i in range(4)], return_exceptions=True)
     assert sum(not isinstance(r, BaseException) for r in results) == 1
     assert all(isinstance(r, UserError) for r in results if isinstance(r, BaseException))
-    assert await ledger.storage.pair_balance(G, ANN, BOB) == 40
+    assert await ledger.storage.ledger.pair_balance(G, ANN, BOB) == 40
 
 
 # ---------------------------------------------------------------------- ratings and standings
@@ -401,7 +401,7 @@ async def test_players_with_few_games_are_shown_as_provisional(env) -> None:
     assert flags == sorted(flags)  # the established ones first
     assert next(s for s in board if s.user_id == CAROL).provisional
     assert all(isinstance(s.rating, int) and s.rating >= 0 for s in board)
-    ratings = await ledger.storage.ratings(G, "classic")
+    ratings = await ledger.storage.standings.ratings(G, "classic")
     for s in board:
         mu, sigma, _ = ratings[(s.user_id, "classic")]
         assert s.rating == display_rating(mu, sigma)
@@ -441,7 +441,7 @@ async def test_a_void_recomputes_ratings_off_the_event_loop(tmp_path: Path) -> N
     try:
         await _fill(storage, 20_000, 60, seed=3)
         ledger = LedgerService(storage)
-        game = await storage.game_entry(GUILD, 7)
+        game = await storage.ledger.game_entry(GUILD, 7)
         assert game is not None
         gaps: list[float] = []
         done = asyncio.Event()
@@ -461,8 +461,8 @@ async def test_a_void_recomputes_ratings_off_the_event_loop(tmp_path: Path) -> N
         took = time.perf_counter() - started
         done.set()
         await beating
-        recomputed = ledger._rate(await storage.rated_history(GUILD), {})
-        stored = await storage.ratings(GUILD)
+        recomputed = ledger._rate(await storage.standings.rated_history(GUILD), {})
+        stored = await storage.standings.ratings(GUILD)
         assert stored.keys() == recomputed.keys()
         assert all(stored[k] == pytest.approx(recomputed[k]) for k in stored)
     finally:

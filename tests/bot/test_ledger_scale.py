@@ -42,7 +42,7 @@ async def big(tmp_path: Path):
     """5,000 lines among 8 players: about 1,100 game lines each."""
     lines = list(_lines(5000, 8, random.Random(5)))
     storage = await Storage.open(tmp_path / "big.sqlite3")
-    assert await storage.import_ledger_lines(lines) == 5000
+    assert await storage.ledger.import_ledger_lines(lines) == 5000
     yield storage, lines
     await storage.close()
 
@@ -51,7 +51,7 @@ async def test_the_series_keeps_the_first_and_last_points_and_the_true_balance(b
     storage, lines = big
     truth = _true_balances(lines, USER)
     assert len(truth) > 1000
-    series = await storage.money_series(GUILD, USER, points=200)
+    series = await storage.standings.money_series(GUILD, USER, points=200)
     assert 200 <= len(series) <= 202
     assert series[0] == truth[0] and series[-1] == truth[-1]
     assert all(point in truth for point in series)  # real points, in order
@@ -65,13 +65,13 @@ async def test_the_series_keeps_the_first_and_last_points_and_the_true_balance(b
 async def test_a_short_history_keeps_every_point(big) -> None:
     storage, lines = big
     truth = _true_balances(lines, USER)
-    assert await storage.money_series(GUILD, USER, points=len(truth)) == truth
-    assert await storage.money_series(GUILD, 424242) == []
+    assert await storage.standings.money_series(GUILD, USER, points=len(truth)) == truth
+    assert await storage.standings.money_series(GUILD, 424242) == []
 
 
 async def test_the_chart_renders_from_the_downsampled_series(big) -> None:
     storage, _ = big
-    series = await storage.money_series(GUILD, USER)
+    series = await storage.standings.money_series(GUILD, USER)
     image = Image.open(io.BytesIO(render_money_chart(series, "ten years", "$")))
     assert image.size == (900, 360)
     last = series[-1][1]
@@ -86,29 +86,31 @@ async def test_points_written_with_each_line_equal_the_rebuilt_ones(database: st
         for n in range(1, 41):
             a, b = rng.sample([11, 22, 33], 2)
             # The real path: a game whose last save writes its ledger line.
-            game_id = await storage.create_game(guild_id=GUILD, channel_id=5, players=(a, b),
-                                                names=("A", "B"), rules={}, state={})
+            game_id = await storage.games.create_game(guild_id=GUILD, channel_id=5, players=(a, b),
+                                                      names=("A", "B"), rules={}, state={})
             assert game_id == n
-            assert await storage.save_moves(
+            assert await storage.games.save_moves(
                 game_id, expected_version=0, state={"end": n}, moves=[(0, a, "resign")],
                 finished=True, result={}, turn_passed=True,
                 entry=_entry(game_id, a, b, rng.randrange(0, 300)))
         for voided in (3, 17):
-            entry = await storage.game_entry(GUILD, voided)
+            entry = await storage.ledger.game_entry(GUILD, voided)
             assert entry is not None
-            await storage.add_entry(guild_id=GUILD, kind="void", debtor_id=entry.creditor_id,
-                                    creditor_id=entry.debtor_id,
-                                    amount_cents=entry.amount_cents, note="test",
-                                    created_by=11, voids_id=entry.id)
-        await storage.add_entry(guild_id=GUILD, kind="payment", debtor_id=11, creditor_id=22,
-                                amount_cents=7, note="payment", created_by=11)
+            await storage.ledger.add_entry(guild_id=GUILD, kind="void", debtor_id=entry.creditor_id,
+                                           creditor_id=entry.debtor_id,
+                                           amount_cents=entry.amount_cents, note="test",
+                                           created_by=11, voids_id=entry.id)
+        await storage.ledger.add_entry(guild_id=GUILD, kind="payment", debtor_id=11, creditor_id=22,
+                                       amount_cents=7, note="payment", created_by=11)
         pairs = [(11, 22), (22, 11), (11, 33), (33, 22)]
-        before = {u: await storage.money_series(GUILD, u, points=1000) for u in (11, 22, 33)}
-        pages_before = [await storage.pair_entries(GUILD, a, b) for a, b in pairs]
-        await storage.rebuild_summaries(GUILD)
-        after = {u: await storage.money_series(GUILD, u, points=1000) for u in (11, 22, 33)}
+        before = {u: await storage.standings.money_series(GUILD, u, points=1000) for u in (
+            11, 22, 33)}
+        pages_before = [await storage.ledger.pair_entries(GUILD, a, b) for a, b in pairs]
+        await storage.ledger.rebuild_summaries(GUILD)
+        after = {u: await storage.standings.money_series(GUILD, u, points=1000) for u in (
+            11, 22, 33)}
         assert before == after and all(before.values())
-        assert [await storage.pair_entries(GUILD, a, b) for a, b in pairs] == pages_before
+        assert [await storage.ledger.pair_entries(GUILD, a, b) for a, b in pairs] == pages_before
         for user in (11, 22, 33):
             stats = await LedgerService(storage).stats(GUILD, user)
             assert before[user][-1][1] == stats.net_cents
@@ -140,9 +142,9 @@ async def test_the_migration_fills_the_points_of_an_existing_ledger(tmp_path: Pa
     try:
         assert await storage.schema_version() == len(MIGRATIONS)
         for user in range(1000, 1005):
-            assert await storage.money_series(GUILD, user, points=10_000) \
+            assert await storage.standings.money_series(GUILD, user, points=10_000) \
                 == _true_balances(lines, user)
-        rows, total = await storage.pair_entries(GUILD, 1003, 1001)
+        rows, total = await storage.ledger.pair_entries(GUILD, 1003, 1001)
         assert total == len(rows) == len(_pair_lines(lines, 1003, 1001)) > 10
         assert [(row.id, running) for row, running in rows] \
             == [(i, running) for i, running in reversed(_pair_lines(lines, 1003, 1001))]
@@ -165,14 +167,14 @@ async def test_a_page_of_a_long_pair_history_is_its_slice_of_the_whole(tmp_path:
     lines = list(_lines(900, 2, random.Random(4)))  # every line between the same two
     storage = await Storage.open(tmp_path / "pair.sqlite3")
     try:
-        await storage.import_ledger_lines(lines)
-        whole, total = await storage.pair_entries(GUILD, 1000, 1001)
-        assert total == 900 and whole[0][1] == await storage.pair_balance(GUILD, 1000, 1001)
+        await storage.ledger.import_ledger_lines(lines)
+        whole, total = await storage.ledger.pair_entries(GUILD, 1000, 1001)
+        assert total == 900 and whole[0][1] == await storage.ledger.pair_balance(GUILD, 1000, 1001)
         for offset in (0, 10, 450, 890, 895, 900, 950):
-            page, count = await storage.pair_entries(GUILD, 1000, 1001, offset=offset,
-                                                     limit=10)
+            page, count = await storage.ledger.pair_entries(GUILD, 1000, 1001, offset=offset,
+                                                            limit=10)
             assert count == 900 and page == whole[offset:offset + 10]
-        mirrored, _ = await storage.pair_entries(GUILD, 1001, 1000, offset=450, limit=10)
+        mirrored, _ = await storage.ledger.pair_entries(GUILD, 1001, 1000, offset=450, limit=10)
         assert [(r, -owed) for r, owed in mirrored] == whole[450:460]
     finally:
         await storage.close()

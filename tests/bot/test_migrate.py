@@ -56,7 +56,7 @@ async def _a_years_worth(path: Path) -> tuple[int, int]:
         await ledger.answer_settlement(pending.id, BOB, True)
         await ledger.settle(guild_id=G, channel_id=10, caller=ANN, other=CAROL,
                             amount_text="0.50")
-        voided = (await storage.game_entry(G, 3))
+        voided = (await storage.ledger.game_entry(G, 3))
         assert voided is not None
         await ledger.void(G, 3, CAROL, "played by mistake")
         going = await _game(games, ANN, CAROL, rules="kings")
@@ -83,10 +83,12 @@ async def test_a_database_moves_to_postgresql_and_plays_on(tmp_path: Path,
     try:
         assert await old.table_counts() == await new.table_counts()
         for user in (ANN, BOB, CAROL):
-            assert await old.balances(G, user) == await new.balances(G, user)
-            assert await old.player_stats(G, user) == await new.player_stats(G, user)
-            assert await old.money_series(G, user) == await new.money_series(G, user)
-        assert await old.ratings(G) == await new.ratings(G)
+            assert await old.ledger.balances(G, user) == await new.ledger.balances(G, user)
+            assert await old.standings.player_stats(G, user) == await new.standings.player_stats(
+                G, user)
+            assert await old.standings.money_series(G, user) == await new.standings.money_series(
+                G, user)
+        assert await old.standings.ratings(G) == await new.standings.ratings(G)
         # The bot on the copy: the game in progress goes on to its end and pays its stake;
         # new rows get new ids.
         clock = Clock(1_800_000_000.0)
@@ -96,7 +98,7 @@ async def test_a_database_moves_to_postgresql_and_plays_on(tmp_path: Path,
         await _play(games, live, 10)
         await games.playing.resign(going, live.on_turn)
         assert live.finished
-        entry = await new.game_entry(G, going)
+        entry = await new.ledger.game_entry(G, going)
         assert entry is not None and entry.id > max(r[0] for r in await run_sql(
             str(path), "SELECT id FROM ledger"))
         fresh = await _game(games, BOB, ANN)

@@ -39,11 +39,11 @@ async def test_old_games_load_and_replay_as_main_read_them(tmp_path: Path) -> No
     try:
         assert await storage.schema_version() == SQLITE_SCHEMA_VERSION
         history = HistoryService(storage)
-        ids = await storage.game_ids()
+        ids = await storage.games.game_ids()
         assert [str(i) for i in ids] == sorted(k for k in expected if k.isdigit())
         for game_id in ids:
             want = expected[str(game_id)]
-            row = await storage.get_game(game_id)
+            row = await storage.games.get_game(game_id)
             assert row is not None
             assert list(row.players) == want["players"] and list(row.names) == want["names"]
             assert row.version == want["version"]
@@ -55,19 +55,19 @@ async def test_old_games_load_and_replay_as_main_read_them(tmp_path: Path) -> No
                 assert hashlib.sha256(text).hexdigest() == want["move_list"]
                 assert len(game.replay.positions) == want["positions"]
         lines = [[r.kind, r.debtor_id, r.creditor_id, r.amount_cents, r.margin, r.winner_id]
-                 for r in await storage.rated_history(1)]
+                 for r in await storage.standings.rated_history(1)]
         assert lines == expected["ledger"]
         for user in (ANN, BOB):
-            assert await storage.player_stats(1, user) == expected["stats"][str(user)]
+            assert await storage.standings.player_stats(1, user) == expected["stats"][str(user)]
         # The statistics rebuilt from the ledger (counted once per game now) are the same.
-        await storage.rebuild_summaries(1)
+        await storage.ledger.rebuild_summaries(1)
         for user in (ANN, BOB):
-            assert await storage.player_stats(1, user) == expected["stats"][str(user)]
+            assert await storage.standings.player_stats(1, user) == expected["stats"][str(user)]
         # So are the ratings recomputed from the history with the table rankings.
         ledger = LedgerService(storage)
-        rated = ledger._rate(await storage.rated_history(1), {})
+        rated = ledger._rate(await storage.standings.rated_history(1), {})
         assert {f"{u}:{r}": list(v) for (u, r), v in rated.items()} == expected["ratings"]
-        assert {f"{u}:{r}": list(v) for (u, r), v in (await storage.ratings(1)).items()} \
+        assert {f"{u}:{r}": list(v) for (u, r), v in (await storage.standings.ratings(1)).items()} \
             == expected["ratings"]
     finally:
         await storage.close()
@@ -90,11 +90,11 @@ async def test_old_games_play_on(tmp_path: Path) -> None:
         await service.playing.play(computer.id, ANN, move.text)
         # What was saved loads again as it is in memory.
         for game in (live, computer):
-            row = await storage.get_game(game.id)
+            row = await storage.games.get_game(game.id)
             assert row is not None
             assert restore_match(row).to_dict() == game.match.to_dict()
         # The open challenge from before is still open and can be accepted.
-        challenges = await storage.open_challenges()
+        challenges = await storage.challenges.open_challenges()
         assert len(challenges) == 1 and challenges[0].seats == 2 and not challenges[0].group
         _, started = await service.inviting.accept(challenges[0].id, ANN)
         assert started.players == (BOB, ANN)

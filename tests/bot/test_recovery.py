@@ -46,9 +46,9 @@ async def _check_recovery(storage: Storage, service: GameService, fresh: GameSer
     its stored moves; returns how many moves the loads made again on their snapshots."""
     replayed = 0
     for plan in plans:
-        row = await storage.get_game(plan.game_id)
+        row = await storage.games.get_game(plan.game_id)
         assert row is not None
-        log = await storage.move_log(plan.game_id)
+        log = await storage.games.move_log(plan.game_id)
         assert [seq for seq, _, _, _ in log] == list(range(1, row.version + 1))
         assert 0 <= row.version - row.state_version < SNAPSHOT_EVERY
         if row.status == "finished":
@@ -110,7 +110,7 @@ async def test_games_reload_exactly_at_random_moments(tmp_path: Path) -> None:
                     move = rng.choice(service.live.view(live, user).legal_moves)
                     outcome = await service.playing.play(live.id, user, move.text)
                 if outcome.new_game:
-                    row = await storage.get_game(live.id)
+                    row = await storage.games.get_game(live.id)
                     assert row is not None and row.state_version == row.version
                     deal_snapshots += 1
                 if rng.random() < 0.06 or outcome.match_over:
@@ -122,9 +122,9 @@ async def test_games_reload_exactly_at_random_moments(tmp_path: Path) -> None:
                     replayed += await _check_recovery(storage, service, fresh, PLANS)
                     reloads += 1
                     service = fresh  # play on with the reloaded games
-        rows = [await storage.get_game(p.game_id) for p in PLANS]
+        rows = [await storage.games.get_game(p.game_id) for p in PLANS]
         assert all(r is not None and r.status == "finished" for r in rows)
-        assert [await storage.last_move(p.game_id) for p in PLANS
+        assert [await storage.games.last_move(p.game_id) for p in PLANS
                 if p.ending != "natural"] == ["resign", "claim"]
         # The run went through what it is meant to test: many reloads, moves made again on
         # snapshots, and new deals in the middle of matches.

@@ -281,7 +281,7 @@ async def test_a_game_played_through_the_service_replays_to_its_saved_row(servic
         seat = live.match.game.turn
         move = players[seat].choose(live.match.game.view(seat))
         await service.playing.play(live.id, live.players[seat], move.text)
-    row = await service.storage.get_game(live.id)
+    row = await service.storage.games.get_game(live.id)
     game = await history.replay(live.id, 1)
     assert game.replay.final == row.state
     assert game.replay.positions[-1].public == live.match.game.public_view()

@@ -96,9 +96,9 @@ async def test_moves_are_checked_and_saved(env) -> None:
     version = live.version
     outcome = await service.playing.play(live.id, on_turn, move.text)
     assert outcome.game.version == version + 1
-    row = await service.storage.get_game(live.id)
+    row = await service.storage.games.get_game(live.id)
     assert row is not None and row.version == version + 1
-    assert await service.storage.move_log(live.id) == [(1, live.match.game.history[0][0],
+    assert await service.storage.games.move_log(live.id) == [(1, live.match.game.history[0][0],
                                                         on_turn, move.text)]
 
 
@@ -117,7 +117,7 @@ async def test_double_click_applies_once(env) -> None:
     refused = [r for r in results if isinstance(r, UserError)]
     assert len(ok) == 1 and len(refused) == 1
     assert "moved on" in str(refused[0])
-    assert len(await service.storage.move_log(live.id)) == 1
+    assert len(await service.storage.games.move_log(live.id)) == 1
 
 
 async def test_restart_loses_nothing(env) -> None:
@@ -146,7 +146,7 @@ async def test_failed_save_changes_nothing(env, monkeypatch) -> None:
     async def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(service.storage, "save_moves", broken)
+    monkeypatch.setattr(service.storage.games, "save_moves", broken)
     with pytest.raises(UserError, match="couldn't be saved"):
         await service.playing.play(live.id, player, live.match.game.legal_moves()[0].text)
     monkeypatch.undo()
@@ -175,7 +175,7 @@ async def test_what_the_bot_posted_is_remembered_only_once_saved(env, monkeypatc
              (service.playing, "set_claim_offered", (live,)),
              (service.playing, "set_reminded", (live,))]
     for part, name, args in calls:
-        monkeypatch.setattr(service.storage, name, away)
+        monkeypatch.setattr(service.storage.games, name, away)
         with pytest.raises(DatabaseUnavailable):
             await getattr(part, name)(*args)
     assert (live.board_message_id, live.board_turn, live.board_version, live.thread_id,
@@ -201,13 +201,13 @@ async def test_an_accepted_challenge_is_never_called_unchanged(env, monkeypatch)
     async def away(*args, **kwargs):
         raise DatabaseUnavailable("the database server is not answering")
 
-    monkeypatch.setattr(service.storage, "get_game", away)
+    monkeypatch.setattr(service.storage.games, "get_game", away)
     with pytest.raises(UserError, match="That was saved"):
         # In a context of its own, as each interaction has.
         await contextvars.copy_context().run(asyncio.ensure_future, service.inviting.accept(row.id,
                                                                                             BOB))
     monkeypatch.undo()
-    assert (await service.storage.get_challenge(row.id)).status == "accepted"
+    assert (await service.storage.challenges.get_challenge(row.id)).status == "accepted"
 
 
 async def test_computer_game_plays_itself_legally(env) -> None:
@@ -226,7 +226,8 @@ async def test_computer_game_plays_itself_legally(env) -> None:
             move = PASS if PASS in legal else legal[-1]
             await service.playing.play(live.id, ANN, move.text)
     assert live.finished
-    assert (await service.storage.get_game(live.id)).status == "finished"  # type: ignore[union-attr]
+    assert (await service.storage.games.get_game(
+        live.id)).status == "finished"  # type: ignore[union-attr]
 
 
 async def test_resign_and_claim(env) -> None:
@@ -323,7 +324,7 @@ async def test_a_load_during_a_move_never_rolls_the_cached_game_back(env, monkey
     service, clock, database = env
     live = await _challenge(service)
     fresh = GameService(service.storage, computer_id=BOT, clock=clock)
-    real_get = service.storage.get_game
+    real_get = service.storage.games.get_game
     read, release = asyncio.Event(), asyncio.Event()
     calls = 0
 
@@ -336,7 +337,7 @@ async def test_a_load_during_a_move_never_rolls_the_cached_game_back(env, monkey
             await release.wait()
         return row
 
-    monkeypatch.setattr(service.storage, "get_game", slow_first_read)
+    monkeypatch.setattr(service.storage.games, "get_game", slow_first_read)
     shown = asyncio.create_task(fresh.live.game(live.id))
     await read.wait()
     player = live.on_turn

@@ -5,8 +5,10 @@ answer to a click no button of the bot claimed)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import discord
+import pytest
 
 from bot.app.client import INTERACTION_TASKS
 
@@ -28,3 +30,33 @@ async def test_on_interaction_runs_in_a_task_the_stop_waits_for() -> None:
             break
         await asyncio.sleep(0.01)
     assert seen and all(name.startswith(INTERACTION_TASKS) for name in seen), seen
+
+
+async def test_a_stop_stuck_past_dockers_limit_says_where(
+        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.app import client as client_module
+    from bot.app.client import SpiteBot
+    from bot.ops.config import Config
+
+    monkeypatch.setattr(client_module, "STOP_SECONDS", 0.05)
+    release = asyncio.Event()
+
+    class StuckStorage:
+        async def close(self) -> None:
+            await release.wait()
+
+    bot = SpiteBot(Config(token="t"))
+    bot.storage = StuckStorage()  # type: ignore[assignment]
+    with caplog.at_level(logging.INFO, logger="bot.app.client"):
+        stop = asyncio.create_task(bot.close())
+
+        async def warned() -> None:
+            while "stopping takes longer" not in caplog.text:
+                assert not stop.done(), caplog.text
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(warned(), timeout=30)  # a guard against a hang, not a wait
+        assert "still closing the database" in caplog.text
+        release.set()
+        await stop
+    assert caplog.text.rstrip().endswith("stopped")

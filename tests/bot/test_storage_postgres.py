@@ -41,26 +41,27 @@ async def test_a_newer_schema_is_refused(postgres_url: str) -> None:
 
 async def test_a_move_is_saved_once_whoever_saves_it(pair) -> None:
     one, two, url = pair
-    game_id = await one.create_game(guild_id=G, channel_id=1, players=(3, 4),
-                                    names=("Ann", "Bob"), rules={}, state={"v": 0})
+    game_id = await one.games.create_game(guild_id=G, channel_id=1, players=(3, 4),
+                                          names=("Ann", "Bob"), rules={}, state={"v": 0})
     for version in range(20):
         results = await asyncio.gather(*(
-            storage.save_moves(game_id, expected_version=version, state=None,
-                               moves=[(0, 3, f"move {version} by {n}")], finished=False,
-                               result=None, turn_passed=False)
+            storage.games.save_moves(game_id, expected_version=version, state=None,
+                                     moves=[(0, 3, f"move {version} by {n}")], finished=False,
+                                     result=None, turn_passed=False)
             for n, storage in enumerate((one, two, one, two))))
         assert sorted(results) == [False, False, False, True]
-    row = await two.get_game(game_id)
+    row = await two.games.get_game(game_id)
     assert row is not None and row.version == 20 and len(row.later_moves) == 20
 
 
 async def test_a_challenge_is_accepted_once(pair) -> None:
     one, two, url = pair
-    row = await one.create_challenge(guild_id=G, channel_id=1, challenger_id=3, opponent_id=4,
+    row = await one.challenges.create_challenge(
+        guild_id=G, channel_id=1, challenger_id=3, opponent_id=4,
                                       names=("Ann", "Bob"), rules={}, expires_at=1e12)
     games = await asyncio.gather(*(
-        storage.accept_challenge(row.id, players=(3, 4), names=("Ann", "Bob"), rules={},
-                                 state={}) for storage in (one, two, one, two)))
+        storage.challenges.accept_challenge(row.id, players=(3, 4), names=("Ann", "Bob"), rules={},
+                                            state={}) for storage in (one, two, one, two)))
     assert sum(g is not None for g in games) == 1
     assert len(await run_sql(url, "SELECT id FROM games")) == 1
 
@@ -71,21 +72,21 @@ async def test_ledger_lines_from_two_processes_add_up(pair) -> None:
     # payments in between, capped at what is owed.
     ids = []
     for _n in range(24):
-        ids.append(await one.create_game(guild_id=G, channel_id=1, players=(3, 4),
-                                         names=("Ann", "Bob"), rules={}, state={}))
+        ids.append(await one.games.create_game(guild_id=G, channel_id=1, players=(3, 4),
+                                               names=("Ann", "Bob"), rules={}, state={}))
 
     async def finish(storage: Storage, game_id: int, n: int) -> None:
         loser, winner = (3, 4) if n % 3 else (4, 3)
-        assert await storage.save_moves(
+        assert await storage.games.save_moves(
             game_id, expected_version=0, state={}, moves=[(0, loser, "resign")],
             finished=True, result={}, turn_passed=True,
             entry=GameEntry(G, game_id, loser, winner, 100 + n, "kings", winner, n))
 
     async def pay(storage: Storage) -> None:
         with contextlib.suppress(OwedExceeded):
-            await storage.add_entry(guild_id=G, kind="payment", debtor_id=4, creditor_id=3,
-                                    amount_cents=150, note=None, created_by=3,
-                                    within_owed=True)
+            await storage.ledger.add_entry(guild_id=G, kind="payment", debtor_id=4, creditor_id=3,
+                                           amount_cents=150, note=None, created_by=3,
+                                           within_owed=True)
 
     await asyncio.gather(*(finish((one, two)[n % 2], game_id, n) for n, game_id in
                            enumerate(ids)), *(pay((two, one)[n % 2]) for n in range(10)))
@@ -96,13 +97,13 @@ async def test_ledger_lines_from_two_processes_add_up(pair) -> None:
         owed += amount if debtor == 3 else -amount
         if kind == "payment":
             assert owed >= 0
-    assert await one.pair_balance(G, 3, 4) == await two.pair_balance(G, 3, 4) == owed
+    assert await one.ledger.pair_balance(G, 3, 4) == await two.ledger.pair_balance(G, 3, 4) == owed
     # The numbered points are gapless and end at the same balance.
-    page, total = await two.pair_entries(G, 3, 4)
+    page, total = await two.ledger.pair_entries(G, 3, 4)
     assert total == len(lines) and page[0][1] == owed
-    stats = await one.player_stats(G, 4)
+    stats = await one.standings.player_stats(G, 4)
     assert stats["kings"]["games"] == 24
-    series = await two.money_series(G, 4, points=1000)
+    series = await two.standings.money_series(G, 4, points=1000)
     assert len(series) == 24 and series[-1][1] == stats["kings"]["net_cents"]
 
 

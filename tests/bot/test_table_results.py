@@ -133,6 +133,6 @@ async def test_a_claim_that_completes_an_idle_round_ends_the_game_in_a_stalemate
             live.players[idle]: (100 + 10 * counts[idle], counts[idle]),
             live.players[loser]: (100 + 10 * (counts[loser] - counts[winner]),
                                   counts[loser] - counts[winner])}
-    saved = await service.storage.get_game(live.id)
+    saved = await service.storage.games.get_game(live.id)
     assert saved is not None and saved.status == "finished"
     assert saved.result is not None and saved.result["ranks"] == list(result.ranks)

@@ -82,13 +82,13 @@ async def test_a_challenge_of_four_starts_when_all_accept(env) -> None:
     assert live.players == (ANN, BOB, CAROL, DAN) and live.names == ("Ann", "Bob", "Carol", "Dan")
     assert live.match.players == 4
     # Saved and read back with every seat; every player finds it.
-    stored = await service.storage.get_game(live.id)
+    stored = await service.storage.games.get_game(live.id)
     assert stored is not None and stored.players == (ANN, BOB, CAROL, DAN)
     for user in (ANN, BOB, CAROL, DAN):
-        assert [g.id for g in await service.storage.user_games(user, guild_id=G)] == [live.id]
+        assert [g.id for g in await service.storage.games.user_games(user, guild_id=G)] == [live.id]
         assert (await service.live.find_game(user, CH)).id == live.id
-    assert await service.storage.open_among(CH, [DAN, CAROL, BOB, ANN]) == "game"
-    assert await service.storage.open_between(CH, ANN, DAN) is None
+    assert await service.storage.challenges.open_among(CH, [DAN, CAROL, BOB, ANN]) == "game"
+    assert await service.storage.challenges.open_between(CH, ANN, DAN) is None
 
 
 async def test_a_decline_by_anyone_cancels_and_expiry(env) -> None:
@@ -151,19 +151,20 @@ async def test_five_people_joining_the_last_seat_at_once_seat_one(env) -> None:
     await service.inviting.join_table(table.id, BOB, "Bob")
     # Straight at the storage, so no lock of the service orders them: the database must.
     storage = service.storage
-    said = await asyncio.gather(*(storage.join_table(table.id, 600 + n, f"P{n}")
+    said = await asyncio.gather(*(storage.challenges.join_table(table.id, 600 + n, f"P{n}")
                                   for n in range(5)))
     assert sorted(said) == ["full"] * 4 + ["joined"]
-    row = await storage.get_challenge(table.id)
+    row = await storage.challenges.get_challenge(table.id)
     assert row is not None and len(row.seated) == 3
     winner = 600 + said.index("joined")
     assert row.seated[2].user_id == winner
     # The same person clicking twice at once sits once.
     table = await service.inviting.open_table(guild_id=G, channel_id=CH, host=(ANN, "Ann"), seats=4,
                                               rules_name="kings")
-    said = await asyncio.gather(*(storage.join_table(table.id, BOB, "Bob") for _ in range(4)))
+    said = await asyncio.gather(*(storage.challenges.join_table(
+        table.id, BOB, "Bob") for _ in range(4)))
     assert sorted(said) == ["joined"] + ["seated"] * 3
-    row = await storage.get_challenge(table.id)
+    row = await storage.challenges.get_challenge(table.id)
     assert row is not None and [s.user_id for s in row.seated] == [ANN, BOB]
 
 
@@ -175,7 +176,7 @@ async def test_a_staked_table_of_four_pays_each_loser_and_counts_once(env, rules
     match = live.match
     winner = match.winner
     assert winner is not None
-    lines = await service.storage.game_entries(G, live.id)
+    lines = await service.storage.ledger.game_entries(G, live.id)
     losers = [s for s in range(4) if s != winner]
     assert [line.debtor_id for line in lines] == [live.players[s] for s in losers]
     for line, seat in zip(lines, losers, strict=True):
@@ -183,7 +184,7 @@ async def test_a_staked_table_of_four_pays_each_loser_and_counts_once(env, rules
         assert margin is not None
         assert line.creditor_id == line.winner_id == live.players[winner]
         assert line.margin == margin and line.amount_cents == 100 + 10 * margin
-    stats = {u: await service.storage.player_stats(G, u) for u in live.players}
+    stats = {u: await service.storage.standings.player_stats(G, u) for u in live.players}
     champ = live.players[winner]
     assert stats[champ][rules]["games"] == 1 and stats[champ][rules]["wins"] == 1
     assert stats[champ][rules]["net_cents"] == sum(line.amount_cents for line in lines)
@@ -192,23 +193,24 @@ async def test_a_staked_table_of_four_pays_each_loser_and_counts_once(env, rules
         mine = stats[line.debtor_id][rules]
         assert (mine["games"], mine["losses"], mine["net_cents"]) == (1, 1, -line.amount_cents)
     # The rebuild from the ledger counts the same.
-    await service.storage.rebuild_summaries(G)
-    assert {u: await service.storage.player_stats(G, u) for u in live.players} == stats
+    await service.storage.ledger.rebuild_summaries(G)
+    assert {u: await service.storage.standings.player_stats(G, u) for u in live.players} == stats
     assert (await ledger.stats(G, champ)).streak == "1W"
     # Every pair with the winner has its balance; the losers owe each other nothing.
     for line in lines:
-        assert await service.storage.pair_balance(G, line.debtor_id, champ) == line.amount_cents
+        assert await service.storage.ledger.pair_balance(
+            G, line.debtor_id, champ) == line.amount_cents
     # Ratings: all four move, the winner up most.
     await ledger.update_ratings(G)
-    ratings = await service.storage.ratings(G, rules)
+    ratings = await service.storage.standings.ratings(G, rules)
     assert len(ratings) == 4 and all(v[2] == 1 for v in ratings.values())
     assert max(ratings, key=lambda k: ratings[k][0]) == (champ, rules)
     # A void takes the whole game back, once.
     await ledger.void(G, live.id, EVE, "test")
     for user in live.players:
-        assert (await service.storage.player_stats(G, user))[rules]["games"] == 0
-        assert await service.storage.pair_balance(G, user, champ) == 0
-    assert await service.storage.ratings(G, rules) == {}
+        assert (await service.storage.standings.player_stats(G, user))[rules]["games"] == 0
+        assert await service.storage.ledger.pair_balance(G, user, champ) == 0
+    assert await service.storage.standings.ratings(G, rules) == {}
 
 
 async def test_table_rankings_for_ratings() -> None:
@@ -250,10 +252,10 @@ async def test_resign_leaves_and_the_rest_play_on_claims_by_anyone(env) -> None:
     clock.now += live.terms.claim_s + 1
     outcome = await service.playing.claim(live.id, claimer)
     assert outcome.match_over and live.match.winner == live.players.index(claimer)
-    lines = await service.storage.game_entries(G, live.id)
+    lines = await service.storage.ledger.game_entries(G, live.id)
     assert sorted(line.debtor_id for line in lines) == sorted([leaver, idle])
     assert all(line.creditor_id == claimer and line.amount_cents == 50 for line in lines)
-    row = await service.storage.get_game(live.id)
+    row = await service.storage.games.get_game(live.id)
     assert row is not None and row.result is not None
     assert row.result["left"] == [live.players.index(leaver), live.players.index(idle)]
 
@@ -264,7 +266,7 @@ async def test_the_computer_plays_any_seat_and_gets_no_money(env) -> None:
     live = await started(service, BOT, BOB, rules="classic", stakes=(100, 5), level="easy")
     assert live.players == (ANN, BOT, BOB) and live.terms.vs_computer
     await play_out(service, live)
-    lines = await service.storage.game_entries(G, live.id)
+    lines = await service.storage.ledger.game_entries(G, live.id)
     assert all(BOT not in (line.debtor_id, line.creditor_id) for line in lines)
     winner = live.match.winner
     if winner is None:
@@ -274,7 +276,7 @@ async def test_the_computer_plays_any_seat_and_gets_no_money(env) -> None:
     else:
         assert len(lines) == 1 and lines[0].creditor_id == live.players[winner]
     await ledger.update_ratings(G)
-    assert all(user != BOT for user, _ in await service.storage.ratings(G))
+    assert all(user != BOT for user, _ in await service.storage.standings.ratings(G))
 
 
 async def test_a_drawn_table_owes_nothing_and_is_a_tie_for_all(env) -> None:
@@ -294,17 +296,18 @@ async def test_a_drawn_table_owes_nothing_and_is_a_tie_for_all(env) -> None:
     entries = game_entries(live, Drawn(), BOT)  # type: ignore[arg-type]
     assert [(e.debtor_id, e.creditor_id, e.amount_cents, e.winner_id) for e in entries] == [
         (ANN, DAN, 0, None), (BOB, DAN, 0, None), (CAROL, DAN, 0, None)]
-    ok = await service.storage.save_moves(live.id, expected_version=live.version,
-                                          state=live.match.to_dict(), moves=[(0, ANN, "resign")],
-                                          finished=True, result=None, turn_passed=True,
-                                          entries=entries)
+    ok = await service.storage.games.save_moves(live.id, expected_version=live.version,
+                                                state=live.match.to_dict(), moves=[(
+                                                    0, ANN, "resign")],
+                                                finished=True, result=None, turn_passed=True,
+                                                entries=entries)
     assert ok
     for user in live.players:
-        stats = (await service.storage.player_stats(G, user))["kings"]
+        stats = (await service.storage.standings.player_stats(G, user))["kings"]
         assert (stats["games"], stats["ties"], stats["net_cents"]) == (1, 1, 0)
         assert (await ledger.stats(G, user)).streak == "1T"
     await ledger.update_ratings(G)
-    ratings = await service.storage.ratings(G, "kings")
+    ratings = await service.storage.standings.ratings(G, "kings")
     assert len({round(v[0], 9) for v in ratings.values()}) == 1
 
 
@@ -340,4 +343,4 @@ async def test_the_limits_of_a_table_are_the_engines_checked_where_it_is_made(en
                                               seats=seats, rules_name="kings")
     with pytest.raises(UserError, match="A table seats two to four players"):
         await group(service, BOB, CAROL, DAN, EVE)
-    assert await service.storage.open_challenges() == []
+    assert await service.storage.challenges.open_challenges() == []

@@ -275,3 +275,16 @@ async def test_an_open_table_filled_from_the_page_with_the_computer(sandbox_run:
         assert all(name in board for name in ("Alice", "Bob", "Computer")), board
     assert len(run.live().names) == 3
     assert run.live().players[2] == run.bot.computer_id  # seated after Bob, who joined first
+
+
+async def test_the_channel_list_keeps_its_buttons_while_messages_arrive(sandbox_run: Run) -> None:
+    # Messages arrive all the time; a channel's button replaced between a press and its release
+    # loses the click (a test clicking #general under load timed out that way).
+    alice, _ = await start_game(sandbox_run)
+    channels = alice.page.locator(".channel")
+    await channels.evaluate_all("els => els.forEach(e => { e.dataset.probe = 'kept'; })")
+    count = await channels.count()
+    await show_hand(alice)  # new messages, on this page
+    assert await alice.page.locator('.channel[data-probe="kept"]').count() == count
+    await alice.open("general")
+    assert await alice.page.locator(".channel.current").inner_text() == "#general"

@@ -182,7 +182,7 @@ async def start_challenge(world: World, rules: str | None, **options: Any) -> Fa
     await inter.settled()
     assert "accepted" in challenge.content
     assert all(b.get("disabled") for b in challenge.buttons())
-    await world.fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
+    await world.fake.wait_for(lambda: world.boards(), timeout=30, description="first board")
     await world.settle()
     return challenge
 

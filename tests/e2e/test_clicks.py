@@ -218,7 +218,7 @@ async def test_ids_posted_before_versions_still_work(world: World,
     assert f"sm:ch:{number}:accept" in as_posted_before_versions(challenge)
     await (await fake.click(world.bob, challenge, f"sm:ch:{number}:accept")).settled()
     assert "accepted" in challenge.content
-    await fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
+    await fake.wait_for(lambda: world.boards(), timeout=30, description="first board")
     await world.settle()
     live = live_game(world)
     user = world.alice if live.on_turn == world.alice.id else world.bob

@@ -137,9 +137,9 @@ async def _check(db: str, players: dict[int, tuple[int, int]],
         games = {(int(r[1]), int(r[2])): int(r[0]) for r in rows}
         for pair, ids in players.items():
             game_id = games[ids]
-            row = await storage.get_game(game_id)
+            row = await storage.games.get_game(game_id)
             assert row is not None
-            log = await storage.move_log(game_id)
+            log = await storage.games.move_log(game_id)
             assert [seq for seq, _, _, _ in log] == list(range(1, row.version + 1))
             assert 0 <= row.version - row.state_version < SNAPSHOT_EVERY
             replay = replay_match(RuleSet.from_dict(row.state["rules"]), int(row.state["seed"]),

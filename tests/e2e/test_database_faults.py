@@ -61,7 +61,7 @@ async def _move(world: World) -> tuple[str, str, float]:
 
 async def _moves_stored(world: World, game_id: int) -> list[str]:
     assert world.bot is not None
-    return [text for _, _, _, text in await world.bot.storage.move_log(game_id)]
+    return [text for _, _, _, text in await world.bot.storage.games.move_log(game_id)]
 
 
 async def test_postgresql_stopped_mid_play_then_back(
@@ -109,13 +109,13 @@ async def test_postgresql_stopped_mid_play_then_back(
     stored = await _moves_stored(world, game_id)
     assert len(stored) == version + 1, "nothing half-saved while the database was away"
     assert stored[:2] == acked[:2] and stored[-1] == resumed
-    row = await world.bot.storage.get_game(game_id)
+    row = await world.bot.storage.games.get_game(game_id)
     assert row is not None
     deadline = time.monotonic() + 10
     while row.board_version != row.version:  # the board is redrawn once the database is back
         assert time.monotonic() < deadline, "the board never caught up"
         await asyncio.sleep(0.1)
-        row = await world.bot.storage.get_game(game_id)
+        row = await world.bot.storage.games.get_game(game_id)
         assert row is not None
 
 

@@ -42,7 +42,7 @@ async def _board_is_current(world: World, game_id: int, timeout: float = 10) -> 
     storage = world.bot.storage
 
     async def current() -> bool:
-        row = await storage.get_game(game_id)
+        row = await storage.games.get_game(game_id)
         return row is not None and row.board_version == row.version
 
     loop = asyncio.get_running_loop()
@@ -123,13 +123,13 @@ async def test_board_posted_again_while_discord_fails_is_tried_again_then_told(
     assert len(world.boards()) == boards + 1
     assert reply.ephemeral and reply.content.endswith(f"/{world.boards()[-1].id}")
     # Failing every try: told privately to try again, no board half posted, the game as it was.
-    before = await world.bot.storage.get_game(game_id)
+    before = await world.bot.storage.games.get_game(game_id)
     world.fake.faults.script("post", *[Fault.error(503)] * BOARD_TRIES)
     reply = await (await world.fake.slash(world.alice, world.channel, "board")).message()
     await world.settle()
     assert reply.ephemeral and "try `/board` again" in reply.content, reply.content
     assert len(world.boards()) == boards + 1
-    after = await world.bot.storage.get_game(game_id)
+    after = await world.bot.storage.games.get_game(game_id)
     assert (after.version, after.board_message_id) == (before.version, before.board_message_id)
     # A permission taken away is not tried again: one try, and the player is told why.
     injected = len(world.fake.faults.injected)
@@ -214,7 +214,7 @@ async def test_a_result_that_failed_is_posted_later_exactly_once(world: World,
     await world.bot.tick()
     await quiet()
     assert len(results()) == 1, "exactly once"
-    row = await world.bot.storage.get_game(game_id)
+    row = await world.bot.storage.games.get_game(game_id)
     assert row is not None and row.result_message_id == results()[0].id
 
 

@@ -156,7 +156,7 @@ async def test_a_spectator_steps_a_finished_match_from_first_to_last_turn(
     assert index == 1 and total > 10
     assert len(select_options_of(message)) <= 25
     assert world.bot is not None
-    hidden = hidden_at_each_turn(live, await world.bot.storage.move_log(live.id))
+    hidden = hidden_at_each_turn(live, await world.bot.storage.games.move_log(live.id))
     assert len(hidden) == total
     assert_shows_none_of(message, hidden[0])
     labels = []
@@ -271,7 +271,7 @@ async def test_the_move_list_file_holds_the_moves_and_how_to_replay_them(
     assert attachment.filename == f"game-{live.id}.txt"
     text = attachment.data.decode()
     assert world.bot is not None
-    logged = [m for _, _, _, m in await world.bot.storage.move_log(live.id)]
+    logged = [m for _, _, _, m in await world.bot.storage.games.move_log(live.id)]
     moves = [m for line in text.splitlines() if line and not line.startswith("#")
              for m in line.split()[2:]]
     assert moves == logged and logged[-1] == "resign"

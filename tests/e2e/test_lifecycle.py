@@ -57,7 +57,7 @@ async def test_a_hand_shown_during_a_move_right_after_a_restart_loses_nothing(
     assert "✅" in (await played.message()).content
     await shown.message()
     await world.settle()
-    stored = await world.bot.storage.get_game(game_id)
+    stored = await world.bot.storage.games.get_game(game_id)
     cached = await world.bot.service.live.game(game_id)
     assert stored is not None and stored.version == 1
     assert cached.version == stored.version
@@ -97,7 +97,7 @@ async def test_a_board_that_fell_behind_before_a_crash_is_drawn_after_the_restar
     boards = world.boards()
     assert len(boards) == before + 1, "one new board for the new turn"
     assert boards[-1].content.count(f"<@{other.id}>") == 1, "the player on turn is pinged"
-    stored = await world.bot.storage.get_game(game_id)
+    stored = await world.bot.storage.games.get_game(game_id)
     assert stored is not None and stored.board_version == stored.version
     # Nothing more is drawn by later housekeeping: the board is up to date.
     assert await world.bot.repair_boards() == 0

@@ -213,7 +213,7 @@ async def test_few_games_show_on_every_leaderboard_with_ratings_players_know(
     await _staked_game_resigned(world, "0.50", ".05")  # Alice won the only game
     assert world.bot is not None
     await world.bot.ledger.update_ratings(world.guild.id)
-    ratings = await world.bot.storage.ratings(world.guild.id, "classic")
+    ratings = await world.bot.storage.standings.ratings(world.guild.id, "classic")
     shown = {user: display_rating(mu, sigma) for (user, _), (mu, sigma, _) in ratings.items()}
     assert shown[alice.id] > shown[bob.id] >= 0
     requests = len(fake.requests)

@@ -231,7 +231,7 @@ async def test_one_process_runs_two_shards_on_sqlite(
         played = await asyncio.gather(*(_moves(fake, t, 4) for t in tables))
         assert [len(moves) for moves in played] == [4, 4]
         for table, game_id in zip(tables, games, strict=True):
-            row = await bot.storage.get_game(game_id)
+            row = await bot.storage.games.get_game(game_id)
             assert row is not None and row.guild_id == table.guild.id and row.version >= 4
         # Twelve hours later the player on turn in each game is reminded, once.
         clock.now += 13 * 3600
@@ -313,7 +313,13 @@ class ShardProcess:
         """A clean stop (``docker stop``); returns the exit code."""
         assert self.proc is not None
         self.proc.send_signal(signal.SIGTERM)
-        code = await asyncio.wait_for(self.proc.wait(), timeout=60)
+        try:
+            # The bot stops within 10 s of SIGTERM (docker's limit); 60 s leaves room for a
+            # machine many times oversubscribed, and a stop that hangs says where it was.
+            code = await asyncio.wait_for(self.proc.wait(), timeout=60)
+        except TimeoutError:
+            raise AssertionError(f"shard {self.shard} didn't stop within 60 s of SIGTERM; "
+                                 f"its log:\n{self.logs()[-4000:]}") from None
         self.proc = None
         return code
 
@@ -370,22 +376,22 @@ async def test_two_shard_processes_share_one_postgresql(postgres_url: str,
 
             # kill -9 of shard 1: shard 0's games go on, and nothing touches shard 1's.
             await shards[1].kill()
-            rows = [await storage.get_game(g) for g in games]
+            rows = [await storage.games.get_game(g) for g in games]
             assert all(r is not None for r in rows)
             before = [r.version for r in rows if r is not None]
             seen = tables[1].posted(fake)  # counted with the process dead: nothing in flight
             await _moves(fake, tables[0], 4)
             await asyncio.sleep(1.0)  # five rounds of shard 0's housekeeping
-            row = await storage.get_game(games[0])
+            row = await storage.games.get_game(games[0])
             assert row is not None and row.version >= before[0] + 4
-            row = await storage.get_game(games[1])
+            row = await storage.games.get_game(games[1])
             assert row is not None and row.version == before[1]
             assert tables[1].posted(fake) == seen, "shard 0 posted in shard 1's server"
 
             # Restarted, shard 1's game goes on where it stopped.
             await shards[1].start()
             await _moves(fake, tables[1], 3)
-            row = await storage.get_game(games[1])
+            row = await storage.games.get_game(games[1])
             assert row is not None and row.version >= before[1] + 3
 
             # The same two people finish a staked game on each server at the same moment:
@@ -394,23 +400,24 @@ async def test_two_shard_processes_share_one_postgresql(postgres_url: str,
                                    for t, g in zip(tables, games, strict=True)))
             total = 0
             for table, game_id in zip(tables, games, strict=True):
-                entry = await storage.game_entry(table.guild.id, game_id)
+                entry = await storage.ledger.game_entry(table.guild.id, game_id)
                 assert entry is not None
                 assert (entry.debtor_id, entry.creditor_id) == (table.bob.id, table.alice.id)
                 assert entry.amount_cents >= 50
-                owed = await storage.pair_balance(table.guild.id, table.bob.id, table.alice.id)
+                owed = await storage.ledger.pair_balance(
+                    table.guild.id, table.bob.id, table.alice.id)
                 assert owed == entry.amount_cents
                 reply = await _reply(fake, table.bob, table.channel, "ledger")
                 assert f"you owe {_dollars(entry.amount_cents)} · 1 game" in reply.content
                 total += entry.amount_cents
-            owed_in_all = [await storage.pair_balance(t.guild.id, t.bob.id, t.alice.id)
+            owed_in_all = [await storage.ledger.pair_balance(t.guild.id, t.bob.id, t.alice.id)
                            for t in tables]
             assert sum(owed_in_all) == total
 
             # Housekeeping once per game: with a one-second reminder, each new game's player
             # on turn is reminded by the process of its server, once.
             for table in tables:
-                await storage.update_settings(table.guild.id, reminder_s=1, claim_s=3600)
+                await storage.settings.update_settings(table.guild.id, reminder_s=1, claim_s=3600)
             fresh = await asyncio.gather(*(_start_game(fake, t, rules="kings")
                                            for t in tables))
             for table, game_id in zip(tables, fresh, strict=True):

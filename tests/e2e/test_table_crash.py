@@ -60,9 +60,9 @@ async def _move(fake: FakeDiscord, channel: Any, users: list[Any], step: int
 async def _check_replays(db: str, game_id: int, acked: list[str], status: str) -> None:
     storage = await Storage.open(db)
     try:
-        row = await storage.get_game(game_id)
+        row = await storage.games.get_game(game_id)
         assert row is not None and len(row.players) == 3 and row.status == status
-        log = await storage.move_log(game_id)
+        log = await storage.games.move_log(game_id)
         assert [seq for seq, _, _, _ in log] == list(range(1, row.version + 1))
         replay = replay_match(RuleSet.from_dict(row.state["rules"]), int(row.state["seed"]),
                               [(seat, text) for _, seat, _, text in log], row.names)
@@ -119,7 +119,7 @@ async def test_a_table_of_three_killed_mid_game_plays_on_to_a_right_result(
         await _check_replays(bot.db, 1, acked, "finished")
         storage = await Storage.open(bot.db)
         try:
-            row = await storage.get_game(1)
+            row = await storage.games.get_game(1)
             assert row is not None and row.status == "finished"
             match = restore_match(row)
             winner = match.winner
@@ -127,7 +127,7 @@ async def test_a_table_of_three_killed_mid_game_plays_on_to_a_right_result(
             assert len(results) == 1
             text = results[0].content
             assert all(f"<@{u.id}>" in text for u in users)
-            lines = await storage.game_entries(row.guild_id, 1)
+            lines = await storage.ledger.game_entries(row.guild_id, 1)
             if winner is None:
                 assert all(line.amount_cents == 0 for line in lines)
             else:
@@ -138,7 +138,7 @@ async def test_a_table_of_three_killed_mid_game_plays_on_to_a_right_result(
                     assert line.amount_cents == 50 + 5 * margin
                     assert f"owes {row.names[winner]}" in text
                 await LedgerService(storage).update_ratings(row.guild_id)
-                ratings = await storage.ratings(row.guild_id, "classic")
+                ratings = await storage.standings.ratings(row.guild_id, "classic")
                 assert {u for u, _ in ratings} == set(row.players)
         finally:
             await storage.close()

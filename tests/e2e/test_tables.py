@@ -106,7 +106,7 @@ async def check_result(world: World, rules: str, stake: int, per_card: int) -> N
             assert f"<@{user}>" in text, (user, text)
     winner = match.winner
     storage = world.bot.storage
-    lines = await storage.game_entries(live.terms.guild_id, live.id)
+    lines = await storage.ledger.game_entries(live.terms.guild_id, live.id)
     if winner is None:
         assert "Drawn game" in text or "level" in text, text
         assert all(line.amount_cents == 0 for line in lines)
@@ -131,7 +131,7 @@ async def check_result(world: World, rules: str, stake: int, per_card: int) -> N
             assert f"{debtor} owes {live.names[winner]} ${line.amount_cents // 100}." \
                 f"{line.amount_cents % 100:02d} for this game" in text, text
     await world.bot.ledger.update_ratings(live.terms.guild_id)
-    ratings = await storage.ratings(live.terms.guild_id, rules)
+    ratings = await storage.standings.ratings(live.terms.guild_id, rules)
     people = {u for u in live.players if u != computer}
     assert {u for u, _ in ratings} == people
     assert all(games == 1 for _, _, games in ratings.values())
@@ -213,7 +213,7 @@ async def test_an_open_table_joined_with_buttons_plays_a_whole_game(
     if seats == 4:
         await (await fake.click(dave, table, ids["join"])).settled()
     # Full: it started by itself; one more can't join.
-    await fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
+    await fake.wait_for(lambda: world.boards(), timeout=30, description="first board")
     assert "game on" in table.content and all(b.get("disabled") for b in table.buttons())
     # It reads as a started table: no call for players, who plays, and where the game is.
     live = live_game(world)
@@ -261,7 +261,7 @@ async def test_a_challenge_with_a_computer_seat_plays_a_whole_game(
         assert "game on" not in (challenge.content or "")
         assert "✅" in challenge.text()
         await (await fake.click(carol, challenge, accept)).settled()
-    await fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
+    await fake.wait_for(lambda: world.boards(), timeout=30, description="first board")
     assert "game on" in challenge.content
     reply = await (await fake.click(bob, challenge, decline, force=True)).settled()
     assert reply.ephemeral
@@ -305,7 +305,7 @@ async def test_resigning_at_a_table_leaves_and_the_rest_play_on(world: World,
     accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
     await (await fake.click(bob, challenge, accept)).settled()
     await (await fake.click(carol, challenge, accept)).settled()
-    await fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
+    await fake.wait_for(lambda: world.boards(), timeout=30, description="first board")
     live = live_game(world)
     confirm = await (await fake.slash(bob, world.channel, "resign")).message()
     assert confirm.ephemeral and "the others play on" in confirm.content
@@ -325,7 +325,7 @@ async def test_resigning_at_a_table_leaves_and_the_rest_play_on(world: World,
     await world.settle()
     assert live.finished and live.match.winner == 0
     assert world.bot is not None
-    lines = await world.bot.storage.game_entries(live.terms.guild_id, live.id)
+    lines = await world.bot.storage.ledger.game_entries(live.terms.guild_id, live.id)
     margins = live.match.margins
     assert [(x.debtor_id, x.amount_cents) for x in lines] == [
         (bob.id, 20 + (margins[1] or 0)), (carol.id, 20 + (margins[2] or 0))]
@@ -347,7 +347,7 @@ async def test_reminders_and_claims_at_a_table(world: World, no_error_logs) -> N
     accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
     await (await fake.click(bob, challenge, accept)).settled()
     await (await fake.click(carol, challenge, accept)).settled()
-    await fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
+    await fake.wait_for(lambda: world.boards(), timeout=30, description="first board")
     await world.settle()
     live = live_game(world)
     idle = live.on_turn

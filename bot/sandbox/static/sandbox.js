@@ -145,27 +145,41 @@ function channelName(id) {
   return c ? c.name : "unknown";
 }
 
+// The buttons are kept and changed in place, never replaced: messages arrive all the time, and a
+// button replaced between a press and its release would lose the click.
 function renderChannels() {
   const nav = $("channels");
-  nav.replaceChildren();
-  for (const c of state.channels) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = "channel" + (c.thread ? " thread" : "") + (c.archived ? " archived" : "") +
-      (c.id === state.current ? " current" : "") + (state.unread.has(c.id) ? " unread" : "");
-    b.dataset.id = c.id;
-    b.dataset.name = c.name;
-    b.title = c.name + (c.archived ? " (archived)" : "");
-    if (!c.thread) {
-      const hash = document.createElement("span");
-      hash.className = "hash";
-      hash.textContent = "#";
-      b.append(hash);
+  const old = new Map([...nav.children].map((b) => [b.dataset.id, b]));
+  state.channels.forEach((c, i) => {
+    let b = old.get(c.id);
+    old.delete(c.id);
+    if (!b) {
+      b = document.createElement("button");
+      b.type = "button";
+      b.dataset.id = c.id;
+      b.onclick = () => openChannel(c.id);
     }
-    b.append(document.createTextNode(c.name));
-    b.onclick = () => openChannel(c.id);
-    nav.append(b);
-  }
+    const looks = (c.thread ? "thread:" : "channel:") + c.name;
+    if (b.dataset.looks !== looks) {
+      b.dataset.looks = looks;
+      b.dataset.name = c.name;
+      b.replaceChildren();
+      if (!c.thread) {
+        const hash = document.createElement("span");
+        hash.className = "hash";
+        hash.textContent = "#";
+        b.append(hash);
+      }
+      b.append(document.createTextNode(c.name));
+    }
+    const className = "channel" + (c.thread ? " thread" : "") + (c.archived ? " archived" : "") +
+      (c.id === state.current ? " current" : "") + (state.unread.has(c.id) ? " unread" : "");
+    if (b.className !== className) b.className = className;
+    const title = c.name + (c.archived ? " (archived)" : "");
+    if (b.title !== title) b.title = title;
+    if (nav.children[i] !== b) nav.insertBefore(b, nav.children[i] || null);
+  });
+  for (const b of old.values()) b.remove();
 }
 
 // On a phone the side list is a drawer (see sandbox.css): opened with the header's button.
