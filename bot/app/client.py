@@ -47,6 +47,7 @@ from .host import Host, Interaction
 from .invitations import DYNAMIC_ITEMS as INVITATION_ITEMS
 from .invitations import challenge_controls, result_controls, table_controls
 from .options import misread_option
+from .result_money import money_words
 from .retry import describe, retryable, with_retries
 from .ui import (
     DYNAMIC_ITEMS,
@@ -508,11 +509,7 @@ class SpiteBot(Host):
         if not live.finished or live.result_message_id is not None:
             return
         facts = self.service.live.facts(live)
-        money = None
-        if len(live.players) > 2:
-            money = await self._table_lines(live)
-        elif not live.terms.vs_computer and (live.terms.stake_cents or live.terms.per_card_cents):
-            money = await self._money_line(live)
+        money = await money_words(self.storage, live, facts.winner, self.computer_id)
         text = result_announcement(
             game_id=live.id, players=live.players, names=live.names, rules=facts.rules.name,
             result=facts.last_result,
@@ -532,49 +529,6 @@ class SpiteBot(Host):
                     live.thread_id)
                 if isinstance(thread, discord.Thread):
                     await thread.edit(archived=True)
-
-    async def _money_line(self, live: LiveGame) -> str:
-        entry = await self.storage.ledger.game_entry(live.terms.guild_id, live.id)
-        a, b = live.players
-        owed = await self.storage.ledger.pair_balance(live.terms.guild_id, a, b)
-        names = dict(zip(live.players, live.names, strict=True))
-        parts = []
-        if entry is not None and entry.amount_cents > 0:
-            parts.append(f"💸 {names[entry.debtor_id]} owes {names[entry.creditor_id]} "
-                         f"{format_amount(entry.amount_cents, live.terms.currency)} for this game.")
-        elif entry is not None:
-            parts.append("💸 Nobody owes anything for this game.")
-        if owed == 0:
-            parts.append("Between them, they're square.")
-        else:
-            debtor, creditor = (a, b) if owed > 0 else (b, a)
-            parts.append(f"Between them, {names[debtor]} owes {names[creditor]} "
-                         f"{format_amount(abs(owed), live.terms.currency)} in all.")
-        return " ".join(parts)
-
-    async def _table_lines(self, live: LiveGame) -> str | None:
-        """The money of a table of three or four (the result's words name every seat and
-        margin): what each loser owes the winner and the balance of each such pair."""
-        guild, cur = live.terms.guild_id, live.terms.currency
-        if not (live.terms.stake_cents or live.terms.per_card_cents):
-            return None
-        winner = self.service.live.facts(live).winner
-        if winner is not None and live.players[winner] == self.computer_id:
-            return "💸 The computer won: it plays for nothing, so nobody owes anything."
-        entries = await self.storage.ledger.game_entries(guild, live.id)
-        if not any(entry.amount_cents for entry in entries):
-            return "💸 Nobody owes anything for this game."
-        names = dict(zip(live.players, live.names, strict=True))
-        lines = []
-        for entry in entries:
-            debtor, creditor = names[entry.debtor_id], names[entry.creditor_id]
-            owed = await self.storage.ledger.pair_balance(guild, entry.debtor_id, entry.creditor_id)
-            balance = ("they're square" if owed == 0 else
-                       f"{debtor} owes {creditor} {format_amount(owed, cur)} in all" if owed > 0
-                       else f"{creditor} owes {debtor} {format_amount(-owed, cur)} in all")
-            lines.append(f"💸 {debtor} owes {creditor} {format_amount(entry.amount_cents, cur)} "
-                         f"for this game (margin {entry.margin}); between them, {balance}.")
-        return "\n".join(lines)
 
     async def announce_results(self) -> None:
         """Announce every finished game's result not announced yet (one at a time each)."""
