@@ -259,7 +259,7 @@ class Game:
         if away and (any(type(a) is not int or not 0 <= a < players for a in away)
                      or players - len(away) < MIN_PLAYERS):
             raise SetupError("At least two seats of the table must be dealt in.")
-        self.rules = rules
+        self.rules = rules = rules.for_table(players)
         self.seed = int(seed)
         self.payoffs = [[] for _ in range(players)]
         self.hands = [[] for _ in range(players)]
@@ -966,7 +966,11 @@ class Game:
         if player in self.left:
             raise IllegalMoveError("That player has left the game already.")
         on_turn = self.turn == player
-        if not on_turn and self._ended_idle(player):
+        if self.rules.stalemate_round == 1:
+            # Rule 25 as it read before its clarification, which games saved without the marker
+            # were played under (RuleSet.stalemate_round): any leave began a new round.
+            self.idle_streak = 0
+        elif not on_turn and self._ended_idle(player):
             self.idle_streak -= 1  # rule 25: the round counts the players still seated
         self.departures.append((player, len(self.history)))
         self._seat_order()
@@ -1102,7 +1106,8 @@ class Game:
 
         A two-player game is saved as it always was; at a table of three or four the save also
         holds the seats that left and when (``left``: ``[seat, moves made before]``) and the
-        absent seats.
+        absent seats, and a classic one the reading of the stalemate round it follows in its
+        rules (``RuleSet.stalemate_round``).
         """
 
         def texts(pile: list[Card]) -> list[str]:

@@ -40,7 +40,7 @@ class Match:
 
     def __init__(self, rules: RuleSet, seed: int, game: Game) -> None:
         """Use ``Match.new`` or ``Match.from_dict``."""
-        self.rules = rules
+        self.rules = rules.for_table(game.players)  # as its games keep it
         self.seed = int(seed)
         self.scores = [0] * game.players
         self.results = []

@@ -58,6 +58,15 @@ class RuleSet:
     """(option, kings) Rule 17: a King may start an empty centre stack as its Ace."""
     match_target: int | None = None
     """Points that win a match; ``None`` means the match is a single game."""
+    stalemate_round: int = 2
+    """Which reading of rule 25's stalemate round a game follows, kept for its whole life.
+    2: as clarified, the round counts the players still seated, and a player leaving neither
+    counts as an idle turn nor breaks it. 1: the rule as it read before the clarification, under
+    which any leave began a new round. Only classic at a table of three or four tells them
+    apart, and only there is 2 saved (``"stalemate_round": 2``): a game saved without it was
+    played under 1 and keeps it (``from_dict``). Elsewhere (kings, which has no stalemate, and
+    a table of two, where a leave ends the game) a game keeps 1 and is saved as it always was
+    (``for_table``)."""
 
     @property
     def deck_size(self) -> int:
@@ -77,10 +86,23 @@ class RuleSet:
         new.validate()
         return new
 
+    def for_table(self, players: int) -> RuleSet:
+        """The rule set a game of ``players`` seats keeps: this one, or where the readings of
+        the stalemate round can't differ (see ``stalemate_round``) the one saved as always."""
+        if self.stalemate_round == 1 or (self.stalemate and players > 2):
+            return self
+        found = _ONE_READING.get(self)
+        if found is None:
+            found = _ONE_READING[self] = dataclasses.replace(self, stalemate_round=1)
+        return found
+
     def validate(self) -> None:
         """Raise ``RuleSetError`` if the options contradict the rule set."""
         if self.name not in PRESET_NAMES:
             raise RuleSetError(f"Unknown rule set {self.name!r}: choose classic or kings.")
+        if self.stalemate_round not in (1, 2) or isinstance(self.stalemate_round, bool) \
+                or (self.stalemate_round == 2 and not self.stalemate):
+            raise RuleSetError("The stalemate round's reading is 1 or 2, and 2 only in classic.")
         if not self.may_pass and not self.refill_empty_hand:
             raise RuleSetError(
                 "In kings the empty-hand refill can't be switched off: a turn there can only end "
@@ -96,21 +118,31 @@ class RuleSet:
             raise RuleSetError("A match target must be a whole number of points from 1 to 10000.")
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe description: the preset name plus the options."""
-        return {
+        """A JSON-safe description: the preset name plus the options, and the marker of the
+        clarified stalemate round where a game follows it (``stalemate_round``)."""
+        data: dict[str, Any] = {
             "name": self.name,
             "refill_empty_hand": self.refill_empty_hand,
             "king_starts_stack": self.king_starts_stack,
             "match_target": self.match_target,
         }
+        if self.stalemate_round != 1:
+            data["stalemate_round"] = self.stalemate_round
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuleSet:
-        """Rebuild a rule set from ``to_dict`` output."""
+        """Rebuild a rule set from ``to_dict`` output. Without the ``stalemate_round`` marker it
+        is the reading a game saved before the clarification was played under (1)."""
         base = cls.preset(str(data.get("name")))
         opts = {k: data[k] for k in ("refill_empty_hand", "king_starts_stack", "match_target")
                 if k in data}
-        return base.with_options(**opts)
+        rules = base.with_options(**opts)
+        reading = data.get("stalemate_round", 1)
+        if reading != rules.stalemate_round:
+            rules = dataclasses.replace(rules, stalemate_round=reading)
+            rules.validate()
+        return rules
 
     @classmethod
     def preset(cls, name: str) -> RuleSet:
@@ -158,9 +190,14 @@ KINGS = RuleSet(
     stalemate=False,
     turn_limit=1000,
     match_target=50,
+    stalemate_round=1,  # no stalemate in kings: the readings are one, saved as always
 )
 """Kings wild (seeds 002/003): three centre stacks to the Queen, stock-out tie, match to 50."""
 
 PRESET_NAMES = ("classic", "kings")
 PRESETS: dict[str, RuleSet] = {"classic": CLASSIC, "kings": KINGS}
 """The presets by name."""
+
+_ONE_READING: dict[RuleSet, RuleSet] = {}
+"""``for_table``'s copies with ``stalemate_round`` 1, one per rule set (a game keeps the same
+object, which the engine's tables are looked up by)."""

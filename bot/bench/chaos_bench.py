@@ -40,7 +40,8 @@ from typing import Any
 from bot.sandbox import Fault, GatewayChaos
 from bot.sandbox.load import LoadFakeDiscord
 
-from .load_bench import BotProcess, Load, Table
+from .bot_process import BotProcess
+from .load_bench import Load, Table
 
 __all__ = ["late_interactions", "run_chaos"]
 

@@ -1,249 +1,30 @@
-"""Benchmarks of the bot's CPU work, away from Discord.
+"""Benchmarks of the bot: its pictures, ledger and storage, and the whole bot under load.
 
-``python -m bot.bench [render|ledger|load] [--boards N] [--seed S]`` prints one JSON line per
-measurement; with no benchmark named it runs render and ledger (``ledger``: see
-``ledger_bench``; ``load``, the real bot as a process under many games at once: see
-``load_bench``; ``migrate``, ``python -m bot migrate`` on a big database: see
-``migrate_bench``).
-``render`` draws boards and hands from seeded games of both rule sets at many stages, from
-the deal to the finished game, including long side stacks; then the same at tables of three
-and of four (a player leaving in every other game), as rows of their own
-(``render_board_3``, ``render_hand_3``, ``render_board_4``, ``render_hand_4``, drawn in this
-process only). Per picture kind it reports the
-cold time (the first picture in a fresh interpreter: fonts opened, caches empty), then over
-``--boards`` pictures drawn one after another in this process (caches warm, as in a bot that
-has run a while) the median, p99 and worst time, and the median and largest PNG size:
-
-    {"name": "render_board", "boards": 200, "cold_ms": 61.3, "median_ms": 15.5,
-     "p99_ms": 35.4, "worst_ms": 43.1, "png_kb_median": 52.4, "png_kb": 66.4}
-
-(measured on 2 AMD EPYC cores; BENCHMARKS.md has the figures, the machine and the command).
-
-``render_board_pool`` and ``render_hand_pool``: the same pictures drawn as the bot
-has them drawn, by a drawing process (``bot.pictures.drawing``), timed from the asking to the
-PNG bytes back (the pickling and the hop between processes included); cold is the first picture, the
-drawing process started for it (as after a restart).
-
-What it leaves out: sending the picture (Discord's upload) and any other work competing for
-the CPU; pictures are drawn one at a time, never two at once.
+``python -m bot.bench <benchmark> [flags]`` prints one JSON line per measurement; each
+benchmark is a sub-command with flags of its own (``python -m bot.bench <benchmark> --help``),
+and a module that says what it measures and what it leaves out: ``render`` (``render_bench``),
+``ledger`` (``ledger_bench``), ``storage`` (``storage_bench``), ``hand`` (``hand_bench``),
+``load`` (the real bot as a process under many games at once: ``load_bench``), ``chaos`` (the
+same under injected faults: ``chaos_bench``), ``migrate`` (``python -m bot migrate`` on a big
+database: ``migrate_bench``), ``plan`` (the fewest payments that settle a group:
+``plan_bench``); ``all`` runs the quick ones, render and ledger.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import json
-import random
-import statistics
-import subprocess
 import sys
-import time
 from collections.abc import Callable, Sequence
 
-from bot.pictures.board_info import BoardInfo
-from bot.pictures.board_picture import render_board
-from bot.pictures.hand_picture import render_hand
-from engine import CLASSIC, KINGS, Game, Move, RuleSet, Source, View
-from engine.bench import POLICIES
-
-__all__ = ["BENCHMARKS", "cold_render", "main", "positions", "run_render"]
-
-_NAMES = ("Ann", "Bartholomew", "Carol", "Dmitri")
+__all__ = ["BENCHMARKS", "QUICK", "main"]
 
 
-def _hoard(moves: Sequence[Move], rng: random.Random, game: Game) -> Move:
-    """Plays to the centre only now and then, and piles discards on the longest side stack.
+def _render(args: argparse.Namespace) -> list[dict[str, object]]:
+    from .render_bench import run_render
 
-    Random players rarely build long side stacks; this one does, so the fans get tested.
-    """
-    plays = [m for m in moves if m.is_play]
-    if plays and rng.random() < 0.6:
-        return plays[int(rng.random() * len(plays))]
-    discards = [m for m in moves if m.is_discard]
-    if discards:
-        sides = game.sides[game.turn]
-        return max(discards, key=lambda m: (len(sides[m.target_index]), -m.target_index))
-    return moves[int(rng.random() * len(moves))]
-
-
-def _playfirst(moves: Sequence[Move], rng: random.Random, game: Game) -> Move:
-    return POLICIES["playfirst"](moves, rng)
-
-
-_Policy = Callable[[Sequence[Move], random.Random, Game], Move]
-_POLICIES: tuple[_Policy, ...] = (_playfirst, _hoard)
-
-
-def describe(seat: int, move: Move) -> str:
-    """A short public description of a move, like the bot's: ``Ann: 7♥ → C2``."""
-    name = _NAMES[seat]
-    if move.is_pass:
-        return f"{name} passed"
-    if move.source is Source.HAND and move.card is not None:
-        what = f"{move.card.display} from hand"
-    elif move.source is Source.PAYOFF:
-        what = "pay-off card"
-    else:
-        what = f"top of S{move.source_index + 1}"
-    return f"{name}: {what} → {move.target_token}"
-
-
-def positions(count: int, seed: int = 1, per_game: int = 8,
-              players: int = 2) -> list[tuple[View, View, BoardInfo]]:
-    """``count`` positions as (public view, on-turn player's view, info), from seeded games of
-    ``players`` seats.
-
-    Games alternate between the rule sets and between two random policies (one of them builds
-    long side stacks); from each game ``per_game`` positions are taken, spread from the deal to
-    the end, the finished position always among them. At a table of three or four, every other
-    game has a player leave (rule 26) after 40 moves.
-    """
-    out: list[tuple[View, View, BoardInfo]] = []
-    rng = random.Random(seed)
-    n = 0
-    while len(out) < count:
-        rules: RuleSet = (CLASSIC, KINGS)[n % 2]
-        policy = _POLICIES[(n // 2) % len(_POLICIES)]
-        if players == 2:
-            game, _ = Game.new(rules, seed * 10_007 + n)
-            info = BoardInfo(_NAMES[:2], game_number=1 + n % 3,
-                             match_scores=(n % 40, (3 * n) % 45), match_target=rules.match_target)
-        else:
-            game, _ = Game.new(rules, seed * 10_007 + n, players=players)
-            info = BoardInfo(_NAMES[:players], game_number=1 + n % 3,
-                             match_scores=tuple((n + 7 * k) % 45 for k in range(players)),
-                             match_target=rules.match_target)
-        leaver = (n // 2) % players if players > 2 and (n // 2) % 2 else None
-        snapshots: list[tuple[View, View, BoardInfo]] = []
-        while True:
-            if len(game.history) % 3 == 0 or game.result is not None:
-                public = game.public_view()
-                moves = tuple(describe(p, m) for p, m in public.recent[-8:])
-                snapshots.append((public, game.view(game.turn),
-                                  dataclasses.replace(info, last_moves=moves)))
-            if game.result is not None:
-                break
-            if leaver is not None and len(game.history) == 40:
-                game.resign(leaver)
-                leaver = None
-                continue
-            game.play(policy(game.legal_moves(), rng, game))
-        last = len(snapshots) - 1
-        picks = sorted({last * k // max(1, per_game - 1) for k in range(per_game)})
-        out.extend(snapshots[i] for i in picks)
-        n += 1
-    return out[:count]
-
-
-def _measure(render: Callable[[View, BoardInfo], bytes],
-             cases: Sequence[tuple[View, BoardInfo]]) -> tuple[list[float], list[int]]:
-    times: list[float] = []
-    sizes: list[int] = []
-    for view, info in cases:
-        started = time.perf_counter()
-        png = render(view, info)
-        times.append(time.perf_counter() - started)
-        sizes.append(len(png))
-    return times, sizes
-
-
-_COLD = """
-import sys, time
-from bot.bench.commands import positions
-from bot.pictures.board_picture import render_board
-from bot.pictures.hand_picture import render_hand
-public, mine, info = positions(1, int(sys.argv[2]), players=int(sys.argv[3]))[0]
-started = time.perf_counter()
-if sys.argv[1] == "board":
-    render_board(public, info)
-else:
-    render_hand(mine, info)
-print(time.perf_counter() - started)
-"""
-
-
-def cold_render(kind: str, seed: int = 1, players: int = 2) -> float:
-    """Seconds of the first ``kind`` picture (board or hand) drawn in a fresh interpreter.
-
-    The first picture after a start opens the fonts and fills the caches of drawn cards and
-    text; in this process those caches are already warm, so it is measured in a new one (the
-    imports and the dealing are not timed, only the drawing).
-    """
-    out = subprocess.run([sys.executable, "-c", _COLD, kind, str(seed), str(players)],
-                         check=True,
-                         capture_output=True, text=True)
-    return float(out.stdout.strip().splitlines()[-1])
-
-
-def _percentile(values: Sequence[float], pct: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1)))]
-
-
-def _figures(name: str, cold: float, times: list[float], sizes: list[int]) -> dict[str, object]:
-    return {
-        "name": name,
-        "boards": len(times),
-        "cold_ms": round(cold * 1000, 1),
-        "median_ms": round(statistics.median(times) * 1000, 1),
-        "p99_ms": round(_percentile(times, 99) * 1000, 1),
-        "worst_ms": round(max(times) * 1000, 1),
-        "png_kb_median": round(statistics.median(sizes) / 1024, 1),
-        "png_kb": round(max(sizes) / 1024, 1),
-    }
-
-
-async def _through_pool(cases: Sequence[tuple[View, View, BoardInfo]]
-                        ) -> list[tuple[float, list[float], list[int]]]:
-    """Boards, then hands, drawn one at a time by a drawing process as the bot has them drawn
-    (``bot.pictures.drawing``): cold (the first, the process started for it), then every case."""
-    from bot.pictures.drawing import Pictures
-
-    out = []
-    for kind in ("board", "hand"):
-        pictures = Pictures(workers=1)
-        try:
-            times: list[float] = []
-            sizes: list[int] = []
-            for public, mine, info in [cases[0], *cases]:
-                started = time.perf_counter()
-                if kind == "board":
-                    public_view: tuple[View, BoardInfo] = (public, info)
-                    png = await pictures.board(lambda: public_view)  # noqa: B023 (awaited here)
-                else:
-                    png = await pictures.hand(mine, info)
-                times.append(time.perf_counter() - started)
-                sizes.append(len(png))
-            out.append((times[0], times[1:], sizes[1:]))
-        finally:
-            await pictures.close()
-    return out
-
-
-def run_render(boards: int, seed: int = 1) -> list[dict[str, object]]:
-    """Render ``boards`` boards and as many hands, in this process and then through a drawing
-    process; the figures for each. Then as many boards and hands of tables of three and of
-    four, in this process (rows ``render_board_3`` … ``render_hand_4``)."""
-    cold_board, cold_hand = cold_render("board", seed), cold_render("hand", seed)
-    cases = positions(boards, seed)
-    board_times, board_sizes = _measure(render_board, [(pub, info) for pub, _, info in cases])
-    hand_times, hand_sizes = _measure(render_hand, [(mine, info) for _, mine, info in cases])
-    (board_cold, pool_boards, pool_board_sizes), (hand_cold, pool_hands, pool_hand_sizes) = \
-        asyncio.run(_through_pool(cases))
-    rows = [_figures("render_board", cold_board, board_times, board_sizes),
-            _figures("render_hand", cold_hand, hand_times, hand_sizes),
-            _figures("render_board_pool", board_cold, pool_boards, pool_board_sizes),
-            _figures("render_hand_pool", hand_cold, pool_hands, pool_hand_sizes)]
-    for players in (3, 4):
-        cold_board = cold_render("board", seed, players)
-        cold_hand = cold_render("hand", seed, players)
-        cases = positions(boards, seed, players=players)
-        board_times, board_sizes = _measure(render_board, [(pub, info) for pub, _, info in cases])
-        hand_times, hand_sizes = _measure(render_hand, [(mine, info) for _, mine, info in cases])
-        rows += [_figures(f"render_board_{players}", cold_board, board_times, board_sizes),
-                 _figures(f"render_hand_{players}", cold_hand, hand_times, hand_sizes)]
-    return rows
+    return run_render(args.boards, args.seed)
 
 
 def _ledger(args: argparse.Namespace) -> list[dict[str, object]]:
@@ -257,7 +38,7 @@ def _load(args: argparse.Namespace) -> list[dict[str, object]]:
 
     from .load_bench import run_load
 
-    return run_load(args.games or [10], mode=args.mode, interval=args.interval,
+    return run_load(args.games, mode=args.mode, interval=args.interval,
                     duration=args.duration,
                     rules=args.rules, board_delay=args.board_delay, seed=args.seed,
                     open_concurrency=args.open_concurrency,
@@ -269,43 +50,53 @@ def _load(args: argparse.Namespace) -> list[dict[str, object]]:
 def _storage(args: argparse.Namespace) -> list[dict[str, object]]:
     from .storage_bench import run_store
 
-    return list(run_store(args.store_games, args.moves, args.seed))
+    return list(run_store(args.games, args.moves, args.seed, args.database))
 
 
 def _hand(args: argparse.Namespace) -> list[dict[str, object]]:
     from .hand_bench import run_hand
 
-    return [run_hand(args.store_games, args.repeats, args.seed)]
+    return [run_hand(args.games, args.repeats, args.seed)]
 
 
 def _migrate(args: argparse.Namespace) -> list[dict[str, object]]:
     from .migrate_bench import DEFAULT_DATABASE, run_migrate
 
-    return list(run_migrate(args.games or [1_000, 10_000], args.database or DEFAULT_DATABASE,
+    return list(run_migrate(args.games, args.database or DEFAULT_DATABASE,
                             args.seed, args.pool, args.budget))
 
 
 def _chaos(args: argparse.Namespace) -> list[dict[str, object]]:
     from .chaos_bench import run_chaos
 
-    database = args.database or "sqlite"
-    return [asyncio.run(run_chaos((args.games or [10])[0], duration=args.duration,
+    return [asyncio.run(run_chaos(args.games, duration=args.duration,
                                   fault_rate=args.fault_rate, gateway_every=args.gateway_every,
-                                  database=database, db_outage=args.db_outage,
+                                  database=args.database, db_outage=args.db_outage,
                                   settle=args.settle, seed=args.seed,
                                   board_delay=args.board_delay))]
 
 
+def _plan(args: argparse.Namespace) -> list[dict[str, object]]:
+    from .plan_bench import STAKES, run_plan
+
+    return [run_plan(people, stakes, args.runs, args.seed)
+            for people in args.people for stakes in (*STAKES, "dollars")]
+
+
 BENCHMARKS: dict[str, Callable[[argparse.Namespace], list[dict[str, object]]]] = {
-    "render": lambda args: run_render(args.boards, args.seed),
+    "render": _render,
     "ledger": _ledger,
     "storage": _storage,
     "hand": _hand,
     "load": _load,
     "chaos": _chaos,
     "migrate": _migrate,
+    "plan": _plan,
 }
-"""The benchmarks by name."""
+"""The benchmarks by name (each a sub-command of ``python -m bot.bench``)."""
+
+QUICK = ("render", "ledger")
+"""What ``python -m bot.bench all`` runs; the others take minutes and are asked for by name."""
 
 
 def _sizes(text: str) -> list[int]:
@@ -318,36 +109,74 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Command-line entry point."""
-    parser = argparse.ArgumentParser(prog="python -m bot.bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("benchmark", nargs="?", choices=[*BENCHMARKS, "all"], default="all",
-                        help="which benchmark to run (default: all)")
-    parser.add_argument("--boards", type=int, default=200, help="positions to draw (render)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--lines", type=_sizes, default=[100_000],
-                        help="ledger lines, a row per size: 10000,100000,1000000 (ledger)")
-    parser.add_argument("--players", type=int, default=200, help="players (ledger)")
-    parser.add_argument("--runs", type=int, default=50, help="timed runs of each query (ledger)")
-    parser.add_argument("--store-games", type=int, default=20,
-                        help="matches played (storage) or hands shown (hand)")
-    parser.add_argument("--moves", type=int, default=510, help="moves per match (storage)")
-    parser.add_argument("--repeats", type=int, default=10, help="times each hand is shown (hand)")
-    load = parser.add_argument_group("load", "the real bot as a process against the local fake "
-                                     "Discord (see load_bench)")
-    load.add_argument("--games", type=_sizes, default=None,
-                      help="games open at once, one run per size: 10,50,100 (default 10); "
-                           "migrate: finished matches in the source (default 1000,10000)")
+def _positive(text: str) -> int:
+    try:
+        number = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError("a whole number, like 10") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def _played_by_the_bot(parser: argparse.ArgumentParser) -> None:
+    """The flags of the benchmarks that run the real bot against the fake Discord."""
+    parser.add_argument("--duration", type=float, default=30.0, help="seconds of play per run")
+    parser.add_argument("--board-delay", type=float, default=1.0,
+                        help="the bot's BOARD_DELAY_SECONDS (its default: 1)")
+
+
+def _see(module: str) -> str:
+    return (f"What it measures and what it leaves out: the docstring of bot/bench/{module}.py "
+            f"(python -m pydoc bot.bench.{module}).")
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """One sub-command per benchmark, each with only its own flags."""
+    subs = parser.add_subparsers(dest="benchmark", metavar="<benchmark>", title="benchmarks")
+    made: dict[str, argparse.ArgumentParser] = {}
+
+    def sub(name: str, summary: str, where: str) -> argparse.ArgumentParser:
+        made[name] = subs.add_parser(
+            name, help=summary, description=where,
+            formatter_class=argparse.RawDescriptionHelpFormatter)
+        made[name].add_argument("--seed", type=int, default=1, help="seeds the games played")
+        return made[name]
+
+    render = sub("render", "boards and hands drawn, in this process and by a drawing process",
+                 _see("render_bench"))
+    render.add_argument("--boards", type=_positive, default=200, help="positions to draw")
+
+    ledger = sub("ledger", "the notebook's queries on a ledger of many lines",
+                 _see("ledger_bench"))
+    ledger.add_argument("--lines", type=_sizes, default=[100_000],
+                        help="ledger lines, a row per size: 10000,100000,1000000")
+    ledger.add_argument("--players", type=int, default=200, help="players the lines are among")
+    ledger.add_argument("--runs", type=int, default=50, help="timed runs of each query")
+
+    storage = sub("storage", "what saving one move costs the database, as games grow",
+                  _see("storage_bench"))
+    storage.add_argument("--games", type=_positive, default=20, help="matches played")
+    storage.add_argument("--moves", type=int, default=510, help="moves per match")
+    storage.add_argument("--database", default=None,
+                         help="a postgresql:// server to measure instead of a SQLite file")
+
+    hand = sub("hand", "the private hand message shown again and again",
+               _see("hand_bench"))
+    hand.add_argument("--games", type=_positive, default=20, help="hands shown")
+    hand.add_argument("--repeats", type=int, default=10, help="times each hand is shown")
+
+    load = sub("load", "the real bot as a process against the local fake Discord, many games "
+               "at once", _see("load_bench"))
+    load.add_argument("--games", type=_sizes, default=[10],
+                      help="games open at once, one run per size: 10,50,100 (default 10)")
     load.add_argument("--mode", choices=["eager", "paced"], default="eager",
                       help="eager: act as soon as answered; paced: a move per game every "
                            "--interval seconds on average")
     load.add_argument("--interval", type=float, default=10.0,
                       help="paced: seconds between moves of a game, on average")
-    load.add_argument("--duration", type=float, default=30.0, help="seconds of play per run")
+    _played_by_the_bot(load)
     load.add_argument("--rules", choices=["both", "kings", "classic"], default="both")
-    load.add_argument("--board-delay", type=float, default=1.0,
-                      help="the bot's BOARD_DELAY_SECONDS (its default: 1)")
     load.add_argument("--open-concurrency", type=int, default=8,
                       help="games opened at once before the play starts")
     load.add_argument("--profile", help="run the bot under cProfile, writing this file")
@@ -355,11 +184,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     load.add_argument("--shards", type=int, default=1,
                       help="bot processes, one shard each (needs --database postgresql://…)")
     load.add_argument("--database", default=None,
-                      help="a postgresql:// server (a scratch schema of it) instead of SQLite; "
-                      "chaos also takes 'private' (a server of its own, stopped mid-run)")
-    chaos = parser.add_argument_group("chaos", "the load's players under injected faults "
-                                      "(see chaos_bench; --games, --duration, --seed, "
-                                      "--board-delay and --database too)")
+                      help="a postgresql:// server (a scratch schema of it) instead of SQLite")
+
+    chaos = sub("chaos", "the load's players under injected faults (REST errors, gateway "
+                "drops, a database outage)", _see("chaos_bench"))
+    chaos.add_argument("--games", type=_positive, default=10, help="games open at once")
+    _played_by_the_bot(chaos)
+    chaos.add_argument("--database", default="sqlite",
+                       help="sqlite, a postgresql:// server, or 'private' (a server of its "
+                            "own, stopped mid-run)")
     chaos.add_argument("--fault-rate", type=float, default=0.05,
                        help="share of the REST calls answered 500/502/503/429")
     chaos.add_argument("--gateway-every", type=float, default=30.0,
@@ -368,22 +201,64 @@ def main(argv: Sequence[str] | None = None) -> None:
                        help="with --database private: seconds PostgreSQL is stopped mid-run")
     chaos.add_argument("--settle", type=float, default=90.0,
                        help="seconds the bot gets to catch up after the faults stop")
-    migrate = parser.add_argument_group("migrate", "python -m bot migrate on a big database "
-                                        "(see migrate_bench; --games, --seed and --database "
-                                        "too)")
+
+    migrate = sub("migrate", "python -m bot migrate on a big database",
+                  _see("migrate_bench"))
+    migrate.add_argument("--games", type=_sizes, default=[1_000, 10_000],
+                         help="finished matches in the source, a run per size "
+                              "(default 1000,10000)")
+    migrate.add_argument("--database", default=None,
+                         help="the postgresql:// server to migrate to (default: a local one)")
     migrate.add_argument("--pool", type=int, default=20, help="distinct matches played")
     migrate.add_argument("--budget", type=float, default=900.0,
                          help="seconds a size may be projected to take: over it, the replay "
                               "check is left out, and if still over, the size")
-    args = parser.parse_args(argv)
-    if args.boards < 1:
-        parser.error("--boards must be at least 1")
-    # "all" is the quick ones; storage, load, chaos and migrate take minutes and are asked
-    # for by name.
-    names = [n for n in BENCHMARKS if n not in ("load", "storage", "chaos", "migrate")] \
-        if args.benchmark == "all" \
-        else [args.benchmark]
-    for name in names:
-        for line in BENCHMARKS[name](args):
-            print(json.dumps(line), flush=True)
 
+    plan = sub("plan", "the fewest payments that settle a group's debts (exact up to 16 "
+               "people, greedy beyond)", _see("plan_bench"))
+    plan.add_argument("--people", type=_sizes, default=[16, 200],
+                      help="group sizes, a row per size and kind of stakes (default 16,200)")
+    plan.add_argument("--runs", type=_positive, default=15, help="plans per size and kind")
+
+    sub("all", f"the quick ones, {' and '.join(QUICK)}, with their defaults",
+        f"Runs {' and '.join(QUICK)} with their defaults (and the --seed given).")
+    return made
+
+
+def _misplaced(flag: str, name: str, subs: dict[str, argparse.ArgumentParser]) -> str:
+    """Why ``flag`` is refused after ``name``: whose flag it is, if anyone's."""
+    option = flag.split("=", 1)[0]
+    owners = [n for n, sub in subs.items() if option in sub._option_string_actions]
+    whose = f" (a flag of {', '.join(owners)})" if owners else ""
+    return (f"{option} is not a flag of {name}{whose}; "
+            f"python -m bot.bench {name} --help lists its flags")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command-line entry point: ``python -m bot.bench <benchmark> [its flags]``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="python -m bot.bench", description=__doc__,
+        epilog="python -m bot.bench <benchmark> --help lists the flags of that benchmark.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    subs = _subcommands(parser)
+    names = ", ".join(subs)
+    if not argv:
+        parser.error(f"name a benchmark: python -m bot.bench <benchmark>, one of {names} "
+                     f"('all' runs {' and '.join(QUICK)})")
+    if argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
+        # The flat form of before (flags first, or no benchmark named): say the new one.
+        parser.error(f"the benchmark comes first, then its flags: python -m bot.bench "
+                     f"<benchmark> [flags], one of {names}; e.g. python -m bot.bench render "
+                     f"--boards 50. Each benchmark has flags of its own: python -m bot.bench "
+                     f"<benchmark> --help")
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        subs[args.benchmark].error(_misplaced(unknown[0], args.benchmark, subs))
+    if args.benchmark == "all":
+        runs = [parser.parse_args([name, "--seed", str(args.seed)]) for name in QUICK]
+    else:
+        runs = [args]
+    for run in runs:
+        for line in BENCHMARKS[run.benchmark](run):
+            print(json.dumps(line), flush=True)

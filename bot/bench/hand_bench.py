@@ -1,4 +1,4 @@
-"""``python -m bot.bench.hand_bench``: the private hand message shown again and again.
+"""``python -m bot.bench hand``: the private hand message shown again and again.
 
 A player clicks **Show my hand**, picks a card, clicks **Back**, picks another: each answer is
 ``ui.hand_payload`` for the same game, version and seat. This plays ``--games`` seeded games
@@ -13,9 +13,7 @@ the calls after it.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
 import random
 import statistics
 import time
@@ -26,7 +24,7 @@ from bot.app.ui import hand_payload
 from bot.games.game_service import GameService, LiveGame
 from bot.storage import Storage
 
-__all__ = ["main", "run_hand"]
+__all__ = ["run_hand"]
 
 
 class _Bot:
@@ -72,19 +70,3 @@ async def _measure(games: int, repeats: int, seed: int) -> dict[str, Any]:
 def run_hand(games: int = 20, repeats: int = 10, seed: int = 1) -> dict[str, Any]:
     """Build each of ``games`` hands ``repeats`` times; the figures."""
     return asyncio.run(_measure(games, repeats, seed))
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Command line: ``--games N --repeats R --seed S``."""
-    parser = argparse.ArgumentParser(prog="python -m bot.bench.hand_bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--repeats", type=int, default=10)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args(argv)
-    print(json.dumps(run_hand(args.games, args.repeats, args.seed)))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

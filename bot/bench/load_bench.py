@@ -89,13 +89,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import io
 import json
 import os
 import random
 import re
-import resource
-import signal
 import sys
 import tempfile
 import time
@@ -109,9 +106,21 @@ from bot.pictures.text import DB_DOWN, SAVED_NOT_SHOWN
 from bot.sandbox import FakeDiscordTimeout
 from bot.sandbox.load import LoadFakeDiscord
 
-__all__ = ["plot_p99", "run_load"]
+from .bot_process import (
+    BotProcess,
+    busy_pct,
+    cpu_all,
+    cpu_of,
+    helpers_of,
+    machine_jiffies,
+    memory_monitor,
+    peak_kb_of,
+    self_cpu,
+    status_kb,
+    written_all,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
+__all__ = ["plot_p99", "run_load"]
 
 UNANSWERED_S = 10.0
 """What an interaction without a first response (in time) counts as, in seconds."""
@@ -123,200 +132,6 @@ REPLY_TIMEOUT = 30.0
 """How long a player waits for the answer itself (the follow-up or the edit)."""
 
 RANKS = "A 2 3 4 5 6 7 8 9 10 J Q K".split()
-
-
-# ---------------------------------------------------------------------- the bot's process
-
-
-def _cpu_seconds(pid: int) -> float:
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2:].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _status_kb(pid: int, key: str) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
-    return 0
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every process under ``pid``: the bot's drawing workers (``bot.pictures.drawing``) and what
-    ``multiprocessing`` starts beside them."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:  # gone meanwhile
-            continue
-        children.setdefault(int(stat[stat.rindex(")") + 2:].split()[1]), []).append(int(entry))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return sorted(found)
-
-
-def _cpu_of(pids: Sequence[int]) -> dict[int, float]:
-    out = {}
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            out[pid] = _cpu_seconds(pid)
-    return out
-
-
-def _cpu_all(pids: Sequence[int]) -> float:
-    return sum(_cpu_seconds(pid) for pid in pids)
-
-
-def _written_all(pids: Sequence[int]) -> int:
-    return sum(_write_bytes(pid) for pid in pids)
-
-
-def _helpers_of(pids: Sequence[int]) -> list[int]:
-    return [helper for pid in pids for helper in _descendants(pid)]
-
-
-def _peak_kb_of(pids: Sequence[int]) -> int:
-    total = 0
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            total += _status_kb(pid, "VmHWM")
-    return total
-
-
-def _rollup_kb(pid: int, key: str) -> int:
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
-    return 0
-
-
-async def _memory_monitor(pids: Sequence[int], peaks: dict[str, int],
-                          period: float = 1.0) -> None:
-    """Keep in ``peaks`` the largest sums of RSS and of PSS (KB) over ``pids`` and their
-    helpers, sampled every ``period`` seconds."""
-    while True:
-        rss = pss = 0
-        for pid in [*pids, *_helpers_of(pids)]:
-            with contextlib.suppress(OSError):  # a helper gone meanwhile
-                rss += _status_kb(pid, "VmRSS")
-                pss += _rollup_kb(pid, "Pss")
-        peaks["rss"] = max(peaks.get("rss", 0), rss)
-        peaks["pss"] = max(peaks.get("pss", 0), pss)
-        await asyncio.sleep(period)
-
-
-def _write_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
-        if line.startswith("write_bytes:"):
-            return int(line.split()[1])
-    return 0
-
-
-def _machine_jiffies() -> tuple[int, int]:
-    """(busy, total) CPU time of the whole machine, all cores, from ``/proc/stat``."""
-    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    total = sum(fields[:8])
-    return total - idle, total
-
-
-def _busy_pct(before: tuple[int, int], after: tuple[int, int]) -> float:
-    """The whole machine's CPU use between two readings, 100 per busy core (as the others)."""
-    busy, total = after[0] - before[0], after[1] - before[1]
-    return round(busy / total * 100 * (os.cpu_count() or 1), 1) if total else 0.0
-
-
-def _self_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _child_env(fake: Any, db: str, board_delay: float,
-               shard: tuple[int, int] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("DISCORD_", "SHARD_")) and k != "LOG_LEVEL"}
-    env.update(PYTHONPATH=str(ROOT), DISCORD_TOKEN=fake.token, DISCORD_API_BASE=fake.api_base,
-               DISCORD_GATEWAY_URL=fake.gateway_url, DATABASE=db, LOG_LEVEL="INFO",
-               BOARD_DELAY_SECONDS=str(board_delay))
-    if shard is not None:  # one process per shard, as docker-compose.yml runs them
-        env.update(SHARD_IDS=str(shard[0]), SHARD_COUNT=str(shard[1]))
-    # As the Dockerfile sets it (unless the caller's environment says otherwise): without it
-    # glibc gives each thread that allocates an arena of its own, which the RSS shows.
-    env.setdefault("MALLOC_ARENA_MAX", "2")
-    return env
-
-
-class BotProcess:
-    """``python -m bot`` (optionally under cProfile) with its log read from a pipe."""
-
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        self.proc = proc
-        self.log = io.StringIO()
-        assert proc.stderr is not None
-        self._reader = asyncio.create_task(self._read(proc.stderr))
-
-    @classmethod
-    async def start(cls, fake: Any, workdir: Path, db: str, board_delay: float,
-                    profile: Path | None, shard: tuple[int, int] | None = None) -> BotProcess:
-        command = [sys.executable]
-        if profile is not None:
-            command += ["-m", "cProfile", "-o", str(profile)]
-        command += ["-m", "bot"]
-        proc = await asyncio.create_subprocess_exec(
-            *command, cwd=workdir, env=_child_env(fake, db, board_delay, shard),
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
-        print(f"bot process {proc.pid} started", file=sys.stderr, flush=True)
-        return cls(proc)
-
-    async def _read(self, stream: asyncio.StreamReader) -> None:
-        async for line in stream:
-            self.log.write(line.decode(errors="replace"))
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    async def stop(self) -> int:
-        """SIGTERM, as ``docker stop``; the exit status (killed after 30 s)."""
-        if self.proc.returncode is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(self.proc.wait(), 30)
-            except TimeoutError:
-                self.proc.kill()
-                await self.proc.wait()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._reader, 5)
-        return self.proc.returncode or 0
-
-    def log_errors(self) -> list[str]:
-        """One entry per ERROR line (with the exception its traceback ends with), and one per
-        traceback logged without one."""
-        out: list[str] = []
-        lines = self.log.getvalue().splitlines()
-        after_error = False
-        for i, line in enumerate(lines):
-            if " ERROR " in line:
-                out.append(line)
-                after_error = True
-            elif line.startswith("Traceback"):
-                end = next((lines[j] for j in range(i + 1, len(lines))
-                            if lines[j].strip() and not lines[j].startswith(
-                                (" ", "Traceback", "During", "The above"))), "")
-                if after_error and out:
-                    out[-1] += " | " + end
-                else:
-                    out.append(end)
-                after_error = True  # a chained traceback ("During handling…") joins it
-            elif re.match(r"\d{4}-\d\d-\d\d ", line):  # the next log record
-                after_error = False
-        return out
 
 
 # ---------------------------------------------------------------------- the players
@@ -685,7 +500,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         pids = [b.pid for b in bots]
         monitor = asyncio.create_task(_lag_monitor(lag))
         memory: dict[str, int] = {}
-        memory_monitor = asyncio.create_task(_memory_monitor(pids, memory))
+        memory_task = asyncio.create_task(memory_monitor(pids, memory))
         load = Load(fake, channel, mode, interval)
         try:
             try:
@@ -722,18 +537,18 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             lag.clear()
             first = len(fake.interactions)
             posts, edits, redraws = fake.board_posts, fake.board_edits, fake.board_redraws
-            cpu0, bench0, written0 = _cpu_all(pids), _self_cpu(), _written_all(pids)
-            helpers0 = _cpu_of(_helpers_of(pids))
-            machine0 = _machine_jiffies()
+            cpu0, bench0, written0 = cpu_all(pids), self_cpu(), written_all(pids)
+            helpers0 = cpu_of(helpers_of(pids))
+            machine0 = machine_jiffies()
             t0 = time.monotonic()
             players = [asyncio.create_task(load.play(t, t.rng.uniform(0, interval)))
                        for t in tables]
             await asyncio.sleep(duration)
             load.stopping = True
             t1 = time.monotonic()
-            cpu1, bench1, written1 = _cpu_all(pids), _self_cpu(), _written_all(pids)
-            helpers1 = _cpu_of(_helpers_of(pids))
-            machine1 = _machine_jiffies()
+            cpu1, bench1, written1 = cpu_all(pids), self_cpu(), written_all(pids)
+            helpers1 = cpu_of(helpers_of(pids))
+            machine1 = machine_jiffies()
             loadavg = os.getloadavg()[0]
             posts, edits, redraws = (fake.board_posts - posts, fake.board_edits - edits,
                                      fake.board_redraws - redraws)
@@ -743,16 +558,16 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             for task in late:
                 task.cancel()
             await asyncio.gather(*players, return_exceptions=True)
-            peak_kb = sum(_status_kb(pid, "VmHWM") for pid in pids)
-            rss_kb = sum(_status_kb(pid, "VmRSS") for pid in pids)
-            helpers = _helpers_of(pids)
-            helpers_peak_kb = _peak_kb_of(helpers)
+            peak_kb = sum(status_kb(pid, "VmHWM") for pid in pids)
+            rss_kb = sum(status_kb(pid, "VmRSS") for pid in pids)
+            helpers = helpers_of(pids)
+            helpers_peak_kb = peak_kb_of(helpers)
             sqlite = not is_postgres_url(db)
             db_size = _db_bytes(Path(db)) if sqlite else None
         finally:
             gc.unfreeze()
             monitor.cancel()
-            memory_monitor.cancel()
+            memory_task.cancel()
             status = max([await b.stop() for b in bots])
             await fake.stop()
     window = t1 - t0
@@ -813,7 +628,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "all_cpu_pct": round(all_cpu / window * 100, 1),
         "all_cpu_ms_per_move": round(all_cpu * 1000 / moves, 1) if moves else None,
         "bench_cpu_pct": round((bench1 - bench0) / window * 100, 1),
-        "machine_cpu_pct": _busy_pct(machine0, machine1),
+        "machine_cpu_pct": busy_pct(machine0, machine1),
         "cores": os.cpu_count(),
         "loadavg_1m": round(loadavg, 2),
         "peak_rss_mb": round(peak_kb / 1024, 1),

@@ -49,10 +49,8 @@ rate last measured (``check_replay_projected_s``). Still over budget, the size i
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import dataclasses
-import json
 import random
 import tempfile
 import time
@@ -334,25 +332,3 @@ def run_migrate(sizes: Sequence[int], database: str = DEFAULT_DATABASE, seed: in
             row["check_replay_projected_s"] = round(ms_per_game[1] * games / 1000)
         last = row
         yield row
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: ``--games 1000,10000 --database postgresql://… --budget 900``."""
-    parser = argparse.ArgumentParser(prog="python -m bot.bench.migrate_bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", default="1000,10000",
-                        help="finished matches in the source, a run per size")
-    parser.add_argument("--database", default=DEFAULT_DATABASE)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--pool", type=int, default=20, help="distinct matches played")
-    parser.add_argument("--budget", type=float, default=900.0,
-                        help="seconds a size may be projected to take, else it is skipped")
-    args = parser.parse_args(argv)
-    sizes = [int(part.replace("_", "")) for part in args.games.split(",") if part.strip()]
-    for row in run_migrate(sizes, args.database, args.seed, args.pool, args.budget):
-        print(json.dumps(row), flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

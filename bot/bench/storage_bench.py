@@ -1,4 +1,4 @@
-"""``python -m bot.bench.storage_bench``: what saving one move costs the database, as games grow.
+"""``python -m bot.bench storage``: what saving one move costs the database, as games grow.
 
 Plays whole matches through ``GameService`` (computer players on both seats choosing from the
 view, as a person would through the buttons) against a temporary SQLite file (or, with
@@ -25,9 +25,7 @@ whole run (every byte written, checkpoints included, divided by the moves):
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
 import statistics
 import tempfile
 import time
@@ -39,7 +37,7 @@ from bot.storage import Storage, is_postgres_url
 from bot.storage.postgres_driver import scratch_schema
 from engine.players import make_player
 
-__all__ = ["main", "run_store"]
+__all__ = ["run_store"]
 
 MARKS = (10, 100, 200, 300, 400, 500)
 """Moves of the match at which the figures are reported."""
@@ -141,22 +139,3 @@ def run_store(games: int = 20, moves: int = 510, seed: int = 1,
         return asyncio.run(on_postgres())
     with tempfile.TemporaryDirectory(prefix="bench-store-") as tmp:
         return asyncio.run(_measure(str(Path(tmp) / "bench.sqlite3"), games, moves, seed))
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Command line: ``--games N --moves M --seed S``."""
-    parser = argparse.ArgumentParser(prog="python -m bot.bench.storage_bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--moves", type=int, default=510)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--database", default=None,
-                        help="a postgresql:// server to measure instead of a SQLite file")
-    args = parser.parse_args(argv)
-    for row in run_store(args.games, args.moves, args.seed, args.database):
-        print(json.dumps(row))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

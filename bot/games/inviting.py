@@ -147,7 +147,7 @@ class Inviting:
                                 "stakes.")
             live = await self.games.start(rules, 2, lambda match: self.storage.games.create_game(
                 guild_id=guild_id, channel_id=channel_id, players=(host[0], opponent),
-                names=(host[1], name), rules=rules.to_dict(), state=match.to_dict(),
+                names=(host[1], name), rules=match.rules.to_dict(), state=match.to_dict(),
                 vs_computer=True, computer_level=level))
             assert live is not None  # a new game is always saved
             return live
@@ -348,7 +348,7 @@ class Inviting:
 
         async def save(match: Match) -> int | None:
             return await self.storage.challenges.accept_challenge(
-                row.id, players=players, names=names, rules=rules.to_dict(),
+                row.id, players=players, names=names, rules=match.rules.to_dict(),
                 state=match.to_dict(), vs_computer=self.games.computer_id in players)
 
         live = await self.games.start(rules, len(players), save)

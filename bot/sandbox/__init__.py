@@ -1,6 +1,6 @@
 """A fake Discord (REST + gateway) for end-to-end tests of discord.py bots.
 
-See ``server.py`` for the overview. Public names:
+See ``server.py`` for the overview (and how its modules divide the work). Public names:
 
 * :class:`FakeDiscord` - the server and its state; user actions (``slash``, ``click``,
   ``select``, ``autocomplete``, ``submit_modal``...); gateway control.
@@ -19,6 +19,7 @@ and the start and stop of it all (``session.py``). Nothing here imports the bot.
 
 from __future__ import annotations
 
+from .discord_state import LatencyReport, RequestRecord, Upload
 from .fake_errors import ApiError, FakeDiscordError, FakeDiscordTimeout
 from .faults import OK, Fault, FaultPlan, GatewayChaos, InjectedFault, route_kind
 from .interactions import CallbackRecord, CallbackType, InteractionRecord, InteractionType
@@ -38,7 +39,7 @@ from .models import (
     RegisteredCommand,
 )
 from .runner import BotHandle, running_bot, start_bot
-from .server import FakeDiscord, LatencyReport, RequestRecord, Upload
+from .server import FakeDiscord
 
 __all__ = [
     "ApiError",

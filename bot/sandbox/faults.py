@@ -36,10 +36,10 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
-    from .server import FakeDiscord, RequestRecord
+    from .discord_state import RequestRecord
 
 __all__ = ["OK", "ROUTE_KINDS", "Fault", "FaultPlan", "GatewayChaos", "InjectedFault",
            "route_kind"]
@@ -193,11 +193,19 @@ class FaultPlan:
         return Counter(f"{f.kind} {f.fault}" for f in self.injected)
 
 
+class DropsConnections(Protocol):
+    """What :class:`GatewayChaos` needs of the fake (``FakeDiscord`` is one)."""
+
+    def disconnect_all(self, code: int = ...) -> None: ...
+
+    def invalidate_sessions(self) -> None: ...
+
+
 class GatewayChaos:
     """Drops the bot's gateway connections every ``every`` seconds (on average, seeded): the
     bot may resume (``refuse_resume`` = 0), or, with that probability, must identify again."""
 
-    def __init__(self, fake: FakeDiscord, every: float, *, refuse_resume: float = 0.0,
+    def __init__(self, fake: DropsConnections, every: float, *, refuse_resume: float = 0.0,
                  seed: int = 0) -> None:
         self.fake = fake
         self.every = every

@@ -21,7 +21,7 @@ from .fake_errors import FakeDiscordError
 from .models import JSON, FakeChannel, FakeMember, FakeMessage, FakeUser
 
 if TYPE_CHECKING:
-    from .server import FakeDiscord
+    from .waiting import Waiting
 
 
 class InteractionType(IntEnum):
@@ -74,7 +74,8 @@ class CallbackRecord:
 class InteractionRecord:
     """An interaction the fake dispatched, plus everything the bot did with it."""
 
-    fake: FakeDiscord
+    #: The fake it came from, to wait on.
+    fake: Waiting
     id: int
     token: str
     type: int

@@ -17,9 +17,10 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from .discord_state import UploadedFile
 from .interactions import InteractionRecord
 from .models import JSON, FakeMessage
-from .server import FakeDiscord, UploadedFile
+from .server import FakeDiscord
 
 __all__ = ["BOARD_TITLE", "LoadFakeDiscord"]
 

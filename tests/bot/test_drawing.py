@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from bot.bench.commands import positions
+from bot.bench.render_bench import positions
 from bot.pictures import drawing
 from bot.pictures.board_info import BoardInfo
 from bot.pictures.board_picture import render_board
@@ -286,7 +286,7 @@ def test_read_message_stops_at_the_end_of_the_stream() -> None:
 
 _BOT_KILLED = """
 import asyncio, os, signal
-from bot.bench.commands import positions
+from bot.bench.render_bench import positions
 from bot.pictures.drawing import pictures
 
 async def main():

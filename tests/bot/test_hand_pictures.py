@@ -109,8 +109,8 @@ def test_the_storage_and_hand_benchmarks_run_from_bot_bench(capsys) -> None:
 
     from bot.bench.commands import main as bench_main
 
-    bench_main(["hand", "--store-games", "2", "--repeats", "2"])
-    bench_main(["storage", "--store-games", "1", "--moves", "20"])
+    bench_main(["hand", "--games", "2", "--repeats", "2"])
+    bench_main(["storage", "--games", "1", "--moves", "20"])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert rows[0]["name"] == "hand_repeated" and rows[0]["again_ms"] >= 0
     assert any(r["name"] == "store_run" and r["bytes_per_move"] > 0 for r in rows)

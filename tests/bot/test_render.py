@@ -16,7 +16,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from bot.bench.commands import main as bench_main
-from bot.bench.commands import positions
+from bot.bench.render_bench import positions
 from bot.pictures import (
     board_info,
     board_layout,

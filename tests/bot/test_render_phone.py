@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import pytest
 from PIL import Image
 
-from bot.bench.commands import positions
+from bot.bench.render_bench import positions
 from bot.pictures import fonts, group_board, picture_palette, two_player_board
 from bot.pictures.board_info import BoardInfo
 from bot.pictures.board_picture import render_board

@@ -28,7 +28,7 @@ from typing import Any
 
 from PIL import Image
 
-from bot.bench.commands import positions
+from bot.bench.render_bench import positions
 from bot.pictures import text
 from bot.pictures.board_info import BoardInfo, result_line
 from bot.pictures.board_picture import render_board

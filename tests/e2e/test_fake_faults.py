@@ -23,7 +23,7 @@ def test_route_kinds() -> None:
 
 
 def test_random_faults_repeat_with_the_seed() -> None:
-    from bot.sandbox.server import RequestRecord
+    from bot.sandbox.discord_state import RequestRecord
 
     def run(seed: int) -> list[str]:
         plan = FaultPlan(seed=seed).rate("post", 0.3, Fault.error(502), Fault.rate_limited(1))
