@@ -405,8 +405,15 @@ class ResignButton(
 
     async def act(self, interaction: Interaction) -> None:
         await interaction.response.defer()
-        await interaction.client.service.playing.resign(self.game_id, interaction.user.id)
-        await interaction.edit_original_response(content="You resigned the game.", view=None)
+        outcome = await interaction.client.service.playing.resign(self.game_id,
+                                                                  interaction.user.id)
+        facts = interaction.client.service.live.facts(outcome.game)
+        done = ("You resigned: the match is over (the result is in the channel)."
+                if outcome.match_over and facts.target is not None
+                else "You resigned: the game is over (the result is in the channel)."
+                if outcome.match_over
+                else "You left the table; the others play on.")
+        await interaction.edit_original_response(content=done, view=None)
 
 
 DYNAMIC_ITEMS = (ShowHandButton, ClaimButton, SourceSelect, MoveButton, BackButton,

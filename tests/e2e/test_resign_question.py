@@ -23,7 +23,8 @@ async def test_the_question_of_a_kings_match_says_the_match_the_score_and_the_mo
     assert "bob wins the match" in text, text
     assert f"alice 0 – {left} bob (first to 50 points)" in text, text
     assert f"You pay bob {owed}" in text, text
-    await (await fake.click(alice, confirm, f"sm:rs:v1:{live.id}")).settled()
+    done = await (await fake.click(alice, confirm, f"sm:rs:v1:{live.id}")).settled()
+    assert done.content.startswith("You resigned: the match is over"), done.content
     await world.settle()
     # What was said is what happened.
     result = next(m for m in world.in_channel() if "🏁" in m.text())
@@ -41,10 +42,12 @@ async def test_the_question_at_a_table_says_your_seat_and_what_the_others_play_o
     accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
     await (await fake.click(bob, challenge, accept)).settled()
     await (await fake.click(carol, challenge, accept)).settled()
-    await fake.wait_for(lambda: world.boards(), timeout=5, description="first board")
+    await fake.wait_for(lambda: world.boards(), timeout=30, description="first board")
     confirm = await (await fake.slash(bob, world.channel, "resign")).message()
     text = confirm.content
     assert "your seat" in text and "the others play on" in text, text
     assert "alice and carol play on for the match (first to 50 points)" in text, text
     assert "alice 0, bob 0, carol 0" in text, text
     assert "$0.20" in text and "$0.01" in text, text
+    done = await (await fake.click(bob, confirm, f"sm:rs:v1:{live_game(world).id}")).settled()
+    assert done.content == "You left the table; the others play on.", done.content
