@@ -109,7 +109,7 @@ class BoardPublisher:
         """Draw the board now: edit this turn's message, or post a new one."""
         async with self._locks.setdefault(game_id, asyncio.Lock()):
             try:
-                live = await self.bot.service.game(game_id)
+                live = await self.bot.service.live.game(game_id)
             except UserError:
                 return None
             # No fetch: a partial channel posts and edits by id alone.
@@ -118,7 +118,7 @@ class BoardPublisher:
 
             def public() -> tuple[View, BoardInfo]:
                 # Read when a drawing process is free: the moves made meanwhile are in it.
-                read.append(self.bot.service.facts(live))  # the public view, at one version
+                read.append(self.bot.service.live.facts(live))  # the public view, at one version
                 return read[-1].view, board_info(read[-1])
 
             png = await pictures.board(public)
@@ -139,7 +139,7 @@ class BoardPublisher:
                     self._embeds[edited.id] = payload["embed"]
                     if facts.finished:
                         self._forget(game_id, edited.id)
-                    await self.bot.service.set_board_version(live, version)
+                    await self.bot.service.playing.set_board_version(live, version)
                     log.debug("game %s: board edited at version %s", game_id, version)
                     return edited
                 except discord.NotFound:
@@ -161,7 +161,7 @@ class BoardPublisher:
             )
             previous, previous_key = live.board_message_id, live.board_turn
             self._embeds[message.id] = payload["embed"]
-            await self.bot.service.set_board(live, message.id, key, version)
+            await self.bot.service.playing.set_board(live, message.id, key, version)
             log.debug("game %s: board posted at version %s", game_id, version)
             if previous is not None and previous != message.id:
                 await self._close(channel, previous, previous_key, facts)

@@ -15,7 +15,7 @@ import logging
 import signal
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import discord
 import yarl
@@ -44,22 +44,19 @@ from bot.storage import ShardInUse, Storage, StorageError
 from . import retry
 from .board import BoardPublisher
 from .host import Host, Interaction
+from .invitations import DYNAMIC_ITEMS as INVITATION_ITEMS
+from .invitations import challenge_controls, result_controls, table_controls
 from .options import misread_option
+from .result_money import money_words
 from .retry import describe, retryable, with_retries
 from .ui import (
     DYNAMIC_ITEMS,
     ClaimButton,
     Controls,
     answer_unclaimed,
-    challenge_controls,
     failure_reply,
     reply_error,
-    result_controls,
-    table_controls,
 )
-
-if TYPE_CHECKING:
-    from .cogs.game_commands import GamesCog
 
 __all__ = ["ShardedSpiteBot", "SpiteBot", "SpiteTree", "apply_endpoints", "new_bot", "run"]
 
@@ -262,11 +259,6 @@ class SpiteBot(Host):
         """Finished games: ``/history`` and ``/replay``."""
         return self._history
 
-    @property
-    def games_cog(self) -> GamesCog:
-        """The cog that handles challenges (the buttons call into it)."""
-        return cast("GamesCog", self.get_cog("GamesCog"))
-
     async def setup_hook(self) -> None:
         from .cogs.game_commands import GamesCog
         from .cogs.history_commands import DYNAMIC_ITEMS as HISTORY_ITEMS
@@ -281,11 +273,11 @@ class SpiteBot(Host):
         self.service = GameService(self.storage, computer_id=self.computer_id, clock=self._clock,
                                    seed_source=self._seed_source, shards=self.config.shards,
                                    failures=self.failures)
-        self.service.listeners.append(self._on_game_change)
+        self.service.live.listeners.append(self._on_game_change)
         self._boards = BoardPublisher(self, self.config.board_delay)
         self.ledger = LedgerService(self.storage)
         self._history = HistoryService(self.storage)
-        self._dynamic_items = (*DYNAMIC_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS)
+        self._dynamic_items = (*DYNAMIC_ITEMS, *INVITATION_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS)
         self.add_dynamic_items(*self._dynamic_items)
         await self.add_cog(GamesCog(self))
         await self.add_cog(MoneyCog(self))
@@ -434,7 +426,7 @@ class SpiteBot(Host):
     async def _open_thread(self, live: LiveGame, origin_message_id: int) -> str | None:
         """Open the game's thread; a note for its first board if it had to stay in the
         channel because Discord failed."""
-        settings = await self.service.settings(live.terms.guild_id)
+        settings = await self.service.inviting.settings(live.terms.guild_id)
         parent = self.get_channel(live.terms.channel_id)
         if not settings.use_threads or not isinstance(parent, discord.TextChannel):
             return None  # threads switched off, or challenged in a thread (or a DM) already
@@ -444,8 +436,8 @@ class SpiteBot(Host):
             ("Send Messages in Threads", allowed.send_messages_in_threads)) if not ok]
         if missing:
             if settings.thread_notice_at is None:
-                await self.service.update_settings(live.terms.guild_id,
-                                                   thread_notice_at=self.service.clock())
+                await self.service.inviting.update_settings(live.terms.guild_id,
+                                                            thread_notice_at=self.service.clock())
                 with contextlib.suppress(discord.HTTPException):
                     await parent.send(
                         "ℹ️ Games are played right here for now. If I had the "
@@ -455,14 +447,14 @@ class SpiteBot(Host):
                         "manager can also turn threads off with `/settings threads:False`.)",
                         allowed_mentions=discord.AllowedMentions.none())
             return None
-        rules = self.service.facts(live).rules.name
+        rules = self.service.live.facts(live).rules.name
         name = f"{' vs '.join(live.names)} · {rules}"[:100]
         try:
             # Bounded: discord.py tries a 5xx five times over 25 s, and the game waits.
             thread = await asyncio.wait_for(
                 parent.get_partial_message(origin_message_id).create_thread(
                     name=name, auto_archive_duration=10080), THREAD_TIMEOUT)
-            await self.service.set_thread(live, thread.id)
+            await self.service.playing.set_thread(live, thread.id)
         except (discord.HTTPException, TimeoutError, StorageError) as exc:
             live.thread_id = None
             self.failures.failed("thread", "game %s: couldn't open a thread (%s); the game is "
@@ -482,7 +474,7 @@ class SpiteBot(Host):
             if outcome.finished_result is not None:
                 note = "🏁 " + result_text(outcome.finished_result, live.names)
             if outcome.new_game:
-                number = self.service.facts(live).game_number
+                number = self.service.live.facts(live).game_number
                 note = (note or "") + f" Game {number} is dealt."
             for entry in outcome.entries:
                 if entry.amount_cents > 0:
@@ -513,15 +505,11 @@ class SpiteBot(Host):
                                  exc=None if retryable(exc) else exc)
 
     async def _announce_result(self, game_id: int) -> None:
-        live = await self.service.game(game_id)
+        live = await self.service.live.game(game_id)
         if not live.finished or live.result_message_id is not None:
             return
-        facts = self.service.facts(live)
-        money = None
-        if len(live.players) > 2:
-            money = await self._table_lines(live)
-        elif not live.terms.vs_computer and (live.terms.stake_cents or live.terms.per_card_cents):
-            money = await self._money_line(live)
+        facts = self.service.live.facts(live)
+        money = await money_words(self.storage, live, facts.winner, self.computer_id)
         text = result_announcement(
             game_id=live.id, players=live.players, names=live.names, rules=facts.rules.name,
             result=facts.last_result,
@@ -534,7 +522,7 @@ class SpiteBot(Host):
         message = await channel.send(
             text, view=result_controls(live.id), nonce=f"result:{live.id}",
             allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False))
-        await self.service.set_result_message(live, message.id)
+        await self.service.finishing.set_result_message(live, message.id)
         if live.thread_id is not None:
             with contextlib.suppress(discord.HTTPException):
                 thread = self.get_channel(live.thread_id) or await self.fetch_channel(
@@ -542,52 +530,9 @@ class SpiteBot(Host):
                 if isinstance(thread, discord.Thread):
                     await thread.edit(archived=True)
 
-    async def _money_line(self, live: LiveGame) -> str:
-        entry = await self.storage.ledger.game_entry(live.terms.guild_id, live.id)
-        a, b = live.players
-        owed = await self.storage.ledger.pair_balance(live.terms.guild_id, a, b)
-        names = dict(zip(live.players, live.names, strict=True))
-        parts = []
-        if entry is not None and entry.amount_cents > 0:
-            parts.append(f"💸 {names[entry.debtor_id]} owes {names[entry.creditor_id]} "
-                         f"{format_amount(entry.amount_cents, live.terms.currency)} for this game.")
-        elif entry is not None:
-            parts.append("💸 Nobody owes anything for this game.")
-        if owed == 0:
-            parts.append("Between them, they're square.")
-        else:
-            debtor, creditor = (a, b) if owed > 0 else (b, a)
-            parts.append(f"Between them, {names[debtor]} owes {names[creditor]} "
-                         f"{format_amount(abs(owed), live.terms.currency)} in all.")
-        return " ".join(parts)
-
-    async def _table_lines(self, live: LiveGame) -> str | None:
-        """The money of a table of three or four (the result's words name every seat and
-        margin): what each loser owes the winner and the balance of each such pair."""
-        guild, cur = live.terms.guild_id, live.terms.currency
-        if not (live.terms.stake_cents or live.terms.per_card_cents):
-            return None
-        winner = self.service.facts(live).winner
-        if winner is not None and live.players[winner] == self.computer_id:
-            return "💸 The computer won: it plays for nothing, so nobody owes anything."
-        entries = await self.storage.ledger.game_entries(guild, live.id)
-        if not any(entry.amount_cents for entry in entries):
-            return "💸 Nobody owes anything for this game."
-        names = dict(zip(live.players, live.names, strict=True))
-        lines = []
-        for entry in entries:
-            debtor, creditor = names[entry.debtor_id], names[entry.creditor_id]
-            owed = await self.storage.ledger.pair_balance(guild, entry.debtor_id, entry.creditor_id)
-            balance = ("they're square" if owed == 0 else
-                       f"{debtor} owes {creditor} {format_amount(owed, cur)} in all" if owed > 0
-                       else f"{creditor} owes {debtor} {format_amount(-owed, cur)} in all")
-            lines.append(f"💸 {debtor} owes {creditor} {format_amount(entry.amount_cents, cur)} "
-                         f"for this game (margin {entry.margin}); between them, {balance}.")
-        return "\n".join(lines)
-
     async def announce_results(self) -> None:
         """Announce every finished game's result not announced yet (one at a time each)."""
-        for game_id in await self.service.results_unannounced():
+        for game_id in await self.service.finishing.results_unannounced():
             name = f"result-{game_id}"
             if not any(t.get_name() == name and not t.done() for t in self._tasks):
                 self._background(self.announce_result(game_id), name)
@@ -610,7 +555,7 @@ class SpiteBot(Host):
         try:
             while True:
                 await asyncio.sleep(self.config.computer_delay)
-                outcome = await self.service.computer_step(game_id)
+                outcome = await self.service.playing.computer_step(game_id)
                 if outcome is None or outcome.turn_passed:
                     break
         except asyncio.CancelledError:
@@ -623,7 +568,7 @@ class SpiteBot(Host):
         finally:
             self._computer_tasks.pop(game_id, None)
         with contextlib.suppress(UserError, StorageError):  # tried again at the next round
-            live = await self.service.game(game_id)
+            live = await self.service.live.game(game_id)
             self._maybe_computer(live)  # the computer may be on turn again (e.g. a new game)
 
     # ------------------------------------------------------------------ housekeeping
@@ -670,7 +615,7 @@ class SpiteBot(Host):
     async def recover(self) -> None:
         """What a restart may have left behind: the computer's turns, boards that fell
         behind, results not announced, ratings of games finished before a crash."""
-        for live in await self.service.active_games():
+        for live in await self.service.live.active_games():
             self._maybe_computer(live)  # a restart must not leave the computer's turn hanging
         await self.repair_boards()
         await self.announce_results()
@@ -704,7 +649,8 @@ class SpiteBot(Host):
         return len(await self._request_repairs())
 
     async def _request_repairs(self, *, at_once: bool = False) -> list[int]:
-        behind = [g for g in await self.service.boards_behind() if not self.boards.is_due(g)]
+        behind = [g for g in await self.service.playing.boards_behind()
+                  if not self.boards.is_due(g)]
         for game_id in behind:
             self.boards.request(game_id, at_once=at_once)
         if behind:
@@ -716,10 +662,10 @@ class SpiteBot(Host):
         boards that fell behind, and let go of finished games kept in memory."""
         # A finished game goes once its last board is drawn, whatever other boards wait: with
         # 1,000 games some always do, and finished games stayed in memory for good.
-        self.service.forget_finished(keep=self.boards.is_due)
+        self.service.live.forget_finished(keep=self.boards.is_due)
         if not self.boards.busy:
             await self.repair_boards()
-        for row in await self.service.expire_due():
+        for row in await self.service.inviting.expire_due():
             if row.message_id is None:
                 continue
             with contextlib.suppress(discord.HTTPException):
@@ -730,7 +676,7 @@ class SpiteBot(Host):
                           else challenge_controls(row.id, disabled=True)),
                 )
         now = self.service.clock()
-        for live in await self.service.active_games():
+        for live in await self.service.live.active_games():
             if live.on_turn == self.computer_id:
                 self._maybe_computer(live)  # e.g. after a move that failed to save
                 continue
@@ -755,7 +701,7 @@ class SpiteBot(Host):
         channel = self.get_partial_messageable(live.board_channel_id)
         turn = int(live.turn_started_at)
         # Any other player still in the game may claim (rule 26); the computer never does.
-        seated = self.service.facts(live).seated
+        seated = self.service.live.facts(live).seated
         claimers = [live.players[s] for s in seated
                     if s != live.turn_seat and live.players[s] != self.computer_id]
         if (waited >= live.terms.claim_s and claimers
@@ -769,7 +715,7 @@ class SpiteBot(Host):
                 f"{waited / 3600:.0f} hours. You may claim {what}.", view=view,
                 nonce=f"c{live.id}:{turn}"[:25],
                 allowed_mentions=discord.AllowedMentions(users=True)), retry.REST_TIMEOUT)
-            await self.service.set_claim_offered(live)
+            await self.service.playing.set_claim_offered(live)
         elif (waited >= live.terms.reminder_s and live.reminded_at is None
               and live.claim_offered_at is None):  # past the claim, a reminder is only noise
             others = [live.names[s] for s in seated if s != live.turn_seat]
@@ -778,7 +724,7 @@ class SpiteBot(Host):
                 f"{', '.join(others)} (game #{live.id}).",
                 nonce=f"m{live.id}:{turn}"[:25],
                 allowed_mentions=discord.AllowedMentions(users=True)), retry.REST_TIMEOUT)
-            await self.service.set_reminded(live)
+            await self.service.playing.set_reminded(live)
 
 
 class ShardedSpiteBot(SpiteBot, commands.AutoShardedBot):

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from bot.games.history import HistoryService
     from bot.money.ledger_service import LedgerService
 
-__all__ = ["BoardRequests", "ChallengeHandler", "Host", "Interaction", "hosted"]
+__all__ = ["BoardRequests", "Host", "Interaction", "hosted"]
 
 
 class BoardRequests(Protocol):
@@ -31,25 +31,6 @@ class BoardRequests(Protocol):
 
     async def publish(self, game_id: int, *, new_message: bool = False) -> Any:
         """Draw the board now."""
-
-
-class ChallengeHandler(Protocol):
-    """Where the challenge buttons send their clicks."""
-
-    async def on_challenge_button(self, interaction: Interaction,
-                                  challenge_id: int, action: str) -> None:
-        """Accept, decline or cancel."""
-
-    async def on_rematch(self, interaction: Interaction, game_id: int) -> None:
-        """A player of a finished game offers the same terms again."""
-
-    async def on_table_button(self, interaction: Interaction, table_id: int, action: str
-                              ) -> None:
-        """Join, leave, add the computer (its menu) or start an open table."""
-
-    async def on_table_level(self, interaction: Interaction, table_id: int, level: str
-                             ) -> None:
-        """The host chose the computer's level: it takes a seat."""
 
 
 class Host(commands.Bot):
@@ -77,11 +58,6 @@ class Host(commands.Bot):
     @abstractmethod
     def computer_id(self) -> int:
         """The computer opponent's user id (the bot's own)."""
-
-    @property
-    @abstractmethod
-    def games_cog(self) -> ChallengeHandler:
-        """The cog the challenge buttons call."""
 
     @property
     @abstractmethod

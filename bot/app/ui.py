@@ -1,8 +1,11 @@
-"""Buttons and menus. Each carries only ids in its ``custom_id`` (a ``DynamicItem``), so a button
-posted before a restart still works after it: the bot rebuilds the item from the id alone.
+"""Buttons and menus of a game (the board and the private hand), and what every control and
+command shares: answering first, private refusals, apologies, the hand message, and the one
+path of a move (``make_move``). The controls of invitations live in ``invitations``. Each
+carries only ids in its ``custom_id`` (a ``DynamicItem``), so a button posted before a restart
+still works after it: the bot rebuilds the item from the id alone.
 
 Callbacks stay thin: they answer first (a deferred response, within milliseconds, because
-Discord gives up after 3 s), then parse the id, call the ``GameService`` and follow up. A
+Discord gives up after 3 s), then parse the id, call a game service and follow up. A
 ``UserError`` becomes a private reply, anything else a private apology and one ERROR log line:
 discord.py 2.7 runs a ``DynamicItem``'s callback outside ``View.on_error`` (it only logs), so
 every item here guards its own callback (``Guarded``). Templates (each ``custom_id`` is at
@@ -11,7 +14,8 @@ which still work: see ``custom_ids``):
 
 - ``sm:ch:v1:<challenge>:<accept|decline|cancel>`` on a challenge (of two, three or four);
 - ``sm:tbl:v1:<table>:<join|leave|computer|start>`` on an open table, and
-  ``sm:tlv:v1:<table>`` the host's private menu of the computer's levels;
+  ``sm:tlv:v1:<table>`` the host's private menu of the computer's levels (these three, and
+  Rematch, in ``invitations``);
 - ``sm:hand:v1:<game>`` "Show my hand" on a board;
 - ``sm:src:v1:<game>:<moves>`` the card menu in a private hand;
 - ``sm:mv:v1:<game>:<moves>:<move>`` a target button or Pass in a private hand;
@@ -39,11 +43,10 @@ from typing import Any
 import aiohttp
 import discord
 
-from bot.games.game_service import (
+from bot.games.live_game import (
     GameFacts,
     LiveGame,
     MoveOutcome,
-    UserError,
     moves_by_source,
     saved_here,
 )
@@ -63,6 +66,7 @@ from bot.pictures.text import (
     target_label,
 )
 from bot.storage import DatabaseUnavailable
+from bot.user_errors import UserError
 from engine import Move, View
 
 from . import custom_ids as ids
@@ -71,27 +75,21 @@ from .retry import describe
 
 __all__ = [
     "BackButton",
-    "ChallengeButton",
     "ClaimButton",
     "Controls",
     "Guarded",
     "DYNAMIC_ITEMS",
     "MoveButton",
-    "RematchButton",
     "ResignButton",
     "ShowHandButton",
     "SourceSelect",
-    "TableButton",
-    "TableLevelSelect",
     "answer",
     "answer_unclaimed",
     "board_controls",
     "failure_reply",
-    "challenge_controls",
     "hand_payload",
+    "make_move",
     "reply_error",
-    "result_controls",
-    "table_controls",
     "think",
 ]
 
@@ -216,132 +214,6 @@ class Picture(discord.File):
             self.fp.close()
 
 
-# ---------------------------------------------------------------------- challenges
-
-
-class ChallengeButton(
-    Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=ids.template("ch", ids.number("id"), "(?P<action>accept|decline|cancel)"),
-):
-    """Accept (the challenged player), Decline (the same) or Cancel (the challenger)."""
-
-    STYLES = {
-        "accept": ("Accept", discord.ButtonStyle.success),
-        "decline": ("Decline", discord.ButtonStyle.danger),
-        "cancel": ("Cancel", discord.ButtonStyle.secondary),
-    }
-
-    def __init__(self, challenge_id: int, action: str, *, disabled: bool = False) -> None:
-        label, style = self.STYLES[action]
-        super().__init__(discord.ui.Button(
-            label=label, style=style, custom_id=ids.make("ch", challenge_id, action),
-            disabled=disabled,
-        ))
-        self.challenge_id = challenge_id
-        self.action = action
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[discord.Client], item: discord.ui.Item[Any],
-        match: re.Match[str],
-    ) -> ChallengeButton:
-        return cls(int(match["id"]), match["action"])
-
-    async def act(self, interaction: Interaction) -> None:
-        cog = interaction.client.games_cog
-        await cog.on_challenge_button(interaction, self.challenge_id, self.action)
-
-
-def challenge_controls(challenge_id: int, *, disabled: bool = False) -> Controls:
-    """The Accept / Decline / Cancel row of a challenge."""
-    view = Controls()
-    for action in ("accept", "decline", "cancel"):
-        view.add_item(ChallengeButton(challenge_id, action, disabled=disabled))
-    return view
-
-
-class TableButton(
-    Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=ids.template("tbl", ids.number("id"), "(?P<action>join|leave|computer|start)",
-                          instead="/table"),
-):
-    """Join or Leave an open table (anyone), Add computer or Start (its host)."""
-
-    STYLES = {
-        "join": ("Join", discord.ButtonStyle.success),
-        "leave": ("Leave", discord.ButtonStyle.secondary),
-        "computer": ("Add computer", discord.ButtonStyle.secondary),
-        "start": ("Start", discord.ButtonStyle.primary),
-    }
-
-    def __init__(self, table_id: int, action: str, *, disabled: bool = False) -> None:
-        label, style = self.STYLES[action]
-        super().__init__(discord.ui.Button(
-            label=label, style=style, custom_id=ids.make("tbl", table_id, action),
-            disabled=disabled,
-        ))
-        self.challenge_id = table_id
-        self.action = action
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[discord.Client], item: discord.ui.Item[Any],
-        match: re.Match[str],
-    ) -> TableButton:
-        return cls(int(match["id"]), match["action"])
-
-    async def act(self, interaction: Interaction) -> None:
-        cog = interaction.client.games_cog
-        await cog.on_table_button(interaction, self.challenge_id, self.action)
-
-
-class TableLevelSelect(
-    Guarded, discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=ids.template("tlv", ids.number("id"), instead="/table"),
-):
-    """The host's private menu: the computer's level, and it takes a seat."""
-
-    LEVELS = (("easy", "Easy: one sensible card at a time"),
-              ("normal", "Normal: plans each whole turn"),
-              ("hard", "Hard: plans and guesses hidden cards"))
-
-    def __init__(self, table_id: int, select: discord.ui.Select[Any]) -> None:
-        super().__init__(select)
-        self.challenge_id = table_id
-
-    @classmethod
-    def build(cls, table_id: int) -> TableLevelSelect:
-        """The menu for ``table_id``."""
-        return cls(table_id, discord.ui.Select(
-            custom_id=ids.make("tlv", table_id), placeholder="The computer's level…",
-            options=[discord.SelectOption(label=label, value=value)
-                     for value, label in cls.LEVELS], min_values=1, max_values=1))
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[discord.Client], item: discord.ui.Item[Any],
-        match: re.Match[str],
-    ) -> TableLevelSelect:
-        if not isinstance(item, discord.ui.Select):
-            item = discord.ui.Select(custom_id=match.string)  # a forged click
-        return cls(int(match["id"]), item)
-
-    async def act(self, interaction: Interaction) -> None:
-        values = self.item.values
-        if not values:
-            raise UserError("Choose a level from the menu.")
-        await interaction.client.games_cog.on_table_level(interaction, self.challenge_id,
-                                                          values[0])
-
-
-def table_controls(table_id: int, *, disabled: bool = False) -> Controls:
-    """The Join / Leave / Add computer / Start row of an open table."""
-    view = Controls()
-    for action in ("join", "leave", "computer", "start"):
-        view.add_item(TableButton(table_id, action, disabled=disabled))
-    return view
-
-
 # ---------------------------------------------------------------------- the board
 
 
@@ -378,8 +250,8 @@ class ShowHandButton(
     async def act(self, interaction: Interaction) -> None:
         await think(interaction, private=True)
         bot = interaction.client
-        live = await bot.service.game(self.game_id)
-        bot.service.seat(live, interaction.user.id)
+        live = await bot.service.live.game(self.game_id)
+        bot.service.live.seat(live, interaction.user.id)
         await answer(interaction, private=True,
                      **await hand_payload(bot, live, interaction.user.id))
 
@@ -394,32 +266,13 @@ class ClaimButton(
 
     async def act(self, interaction: Interaction) -> None:
         await think(interaction, private=True)
-        outcome = await interaction.client.service.claim(self.game_id, interaction.user.id)
+        outcome = await interaction.client.service.playing.claim(self.game_id, interaction.user.id)
         if outcome.match_over or len(outcome.game.players) == 2:
             text = "You claimed the game."
         else:
             text = (f"You claimed: {outcome.game.names[outcome.seat]} has left the game, "
                     "which goes on among the rest of you.")
         await answer(interaction, private=True, content=text)
-
-
-class RematchButton(
-    _GameButton, discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=ids.template("rematch", ids.number("game")),
-):
-    """On a result: either player offers the same terms to the same opponent."""
-
-    PREFIX, LABEL, STYLE = "rematch", "Rematch", discord.ButtonStyle.success
-
-    async def act(self, interaction: Interaction) -> None:
-        await interaction.client.games_cog.on_rematch(interaction, self.game_id)
-
-
-def result_controls(game_id: int) -> Controls:
-    """The Rematch button under a game's result."""
-    view = Controls()
-    view.add_item(RematchButton(game_id))
-    return view
 
 
 def board_controls(game_id: int, finished: bool) -> Controls | None:
@@ -470,8 +323,8 @@ class SourceSelect(
         await interaction.response.defer()
         bot = interaction.client
         values = self.item.values
-        live = await bot.service.game(self.game_id)
-        bot.service.seat(live, interaction.user.id)
+        live = await bot.service.live.game(self.game_id)
+        bot.service.live.seat(live, interaction.user.id)
         if not values:
             raise UserError("Choose a card from the menu.")
         stale = self.version != live.version
@@ -511,20 +364,17 @@ class MoveButton(
         bot = interaction.client
         user = interaction.user.id
         try:
-            outcome = await bot.service.play(
-                self.game_id, user, self.move, expected_version=self.version
-            )
+            payload = await make_move(bot, self.game_id, user, self.move,
+                                      expected_version=self.version)
         except UserError as exc:
             # Refresh the hand so the player sees the position that made the move illegal.
             try:
-                live = await bot.service.game(self.game_id)
+                live = await bot.service.live.game(self.game_id)
             except UserError:
                 raise exc from None
             if live.terms.seat_of(user) is None:
                 raise
             payload = await hand_payload(bot, live, user, note=f"⚠️ {exc}")
-        else:
-            payload = await hand_payload(bot, outcome.game, user, note=_done_note(outcome))
         await interaction.edit_original_response(**_as_edit(payload))
 
 
@@ -539,8 +389,8 @@ class BackButton(
     async def act(self, interaction: Interaction) -> None:
         await interaction.response.defer()
         bot = interaction.client
-        live = await bot.service.game(self.game_id)
-        bot.service.seat(live, interaction.user.id)
+        live = await bot.service.live.game(self.game_id)
+        bot.service.live.seat(live, interaction.user.id)
         payload = await hand_payload(bot, live, interaction.user.id)
         await interaction.edit_original_response(**_as_edit(payload))
 
@@ -555,12 +405,30 @@ class ResignButton(
 
     async def act(self, interaction: Interaction) -> None:
         await interaction.response.defer()
-        await interaction.client.service.resign(self.game_id, interaction.user.id)
-        await interaction.edit_original_response(content="You resigned the game.", view=None)
+        outcome = await interaction.client.service.playing.resign(self.game_id,
+                                                                  interaction.user.id)
+        facts = interaction.client.service.live.facts(outcome.game)
+        done = ("You resigned: the match is over (the result is in the channel)."
+                if outcome.match_over and facts.target is not None
+                else "You resigned: the game is over (the result is in the channel)."
+                if outcome.match_over
+                else "You left the table; the others play on.")
+        await interaction.edit_original_response(content=done, view=None)
 
 
-DYNAMIC_ITEMS = (ChallengeButton, ShowHandButton, ClaimButton, SourceSelect, MoveButton,
-                 BackButton, ResignButton, RematchButton, TableButton, TableLevelSelect)
+DYNAMIC_ITEMS = (ShowHandButton, ClaimButton, SourceSelect, MoveButton, BackButton,
+                 ResignButton)
+
+
+async def make_move(bot: Host, game_id: int, user_id: int, move: str, *,
+                    expected_version: int | None = None, note: str | None = None
+                    ) -> dict[str, Any]:
+    """The one path of a move, whatever the control (``/play``, ``/pass``, a target button or
+    Pass): made and saved by the playing service, then the player's hand as it is after it,
+    under ``note`` (by default a ✅ and the move in words). Raises ``UserError`` if refused."""
+    outcome = await bot.service.playing.play(game_id, user_id, move,
+                                             expected_version=expected_version)
+    return await hand_payload(bot, outcome.game, user_id, note=note or _done_note(outcome))
 
 
 def _done_note(outcome: MoveOutcome) -> str:
@@ -629,7 +497,7 @@ async def hand_payload(
     """The private hand message: image, text and the controls to move. The picture is drawn
     once per game, version and seat (clicks that show the same hand again reuse it); with
     ``picture=False`` there is none, for an edit of a message that shows it already."""
-    facts = bot.service.facts(live, user_id)  # the user's view, never the game itself
+    facts = bot.service.live.facts(live, user_id)  # the user's view, never the game itself
     view = facts.view
     lines = [note] if note else []
     lines.append(hand_text(view))

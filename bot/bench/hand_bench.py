@@ -43,18 +43,18 @@ async def _measure(games: int, repeats: int, seed: int) -> dict[str, Any]:
     again: list[float] = []
     try:
         for n in range(games):
-            row = await service.challenge(
+            row = await service.inviting.challenge(
                 guild_id=1, channel_id=10 + n, challenger_id=100 + 2 * n,
                 opponent_id=101 + 2 * n, opponent_is_bot=False,
                 rules_name=("kings", "classic")[n % 2], names=("Ann", "Bob"))
             assert not isinstance(row, LiveGame)
-            _, live = await service.accept(row.id, 101 + 2 * n)
+            _, live = await service.inviting.accept(row.id, 101 + 2 * n)
             for _ in range(rng.randrange(10, 60)):
                 if live.finished:
                     break
                 user = live.on_turn
-                moves = service.view(live, user).legal_moves
-                live = (await service.play(live.id, user, rng.choice(moves).text)).game
+                moves = service.live.view(live, user).legal_moves
+                live = (await service.playing.play(live.id, user, rng.choice(moves).text)).game
             user = live.on_turn
             for i in range(repeats):
                 started = time.perf_counter()

@@ -70,12 +70,12 @@ async def _measure(database: str, games: int, moves: int, seed: int) -> list[dic
         for n in range(games):
             a, b = 1000 + 2 * n, 1001 + 2 * n
             # Long matches: kings to 50 and classic to 100 points, several deals each.
-            row = await service.challenge(
+            row = await service.inviting.challenge(
                 guild_id=1, channel_id=10 + n, challenger_id=a, opponent_id=b,
                 opponent_is_bot=False, rules_name=("kings", "classic")[n % 2],
                 names=("Ann", "Bob"), target=None if n % 2 == 0 else 100)
             assert not isinstance(row, LiveGame)
-            _, game = await service.accept(row.id, b)
+            _, game = await service.inviting.accept(row.id, b)
             live.append(game)
         players = [(make_player("easy", seed + 2 * n), make_player("easy", seed + 2 * n + 1))
                    for n in range(games)]
@@ -89,11 +89,11 @@ async def _measure(database: str, games: int, moves: int, seed: int) -> list[dic
                     continue
                 seat = game.turn_seat
                 user = game.players[seat]
-                move = players[n][seat].choose(service.view(game, user))
+                move = players[n][seat].choose(service.live.view(game, user))
                 statements = 0
                 before = _written()
                 started, cpu = time.perf_counter(), time.process_time()
-                outcome = await service.play(game.id, user, move.text)
+                outcome = await service.playing.play(game.id, user, move.text)
                 elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
                 written = _written() - before
                 live[n] = outcome.game

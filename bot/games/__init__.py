@@ -1,2 +1,4 @@
-"""The game services: ``game_service`` (challenges and live games, their locks, saving, the
-engine behind them), ``history`` and ``replay`` (finished games)."""
+"""The game services, one per capability: ``inviting`` (challenges, open tables), ``playing``
+(moves, turns, the computer, claims), ``finishing`` (results, money, rematches), around the state
+they share (``live_games``); ``game_service`` builds them together. ``history`` and ``replay``:
+finished games."""

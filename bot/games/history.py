@@ -15,9 +15,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from bot.storage import GameRow, GameTerms, Storage, StorageError
+from bot.user_errors import UserError
 from engine import EndReason, Result
 
-from .game_service import UserError
 from .replay import Replay, ReplayError, move_list, replay_saved
 
 __all__ = ["PAGE", "HistoryEntry", "HistoryPage", "HistoryService", "ReplayedGame", "check_index",

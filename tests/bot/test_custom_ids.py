@@ -10,22 +10,23 @@ from typing import Any
 import discord
 import pytest
 
-from bot.app import custom_ids, ui
+from bot.app import custom_ids, invitations, ui
 from bot.app.cogs import history_commands as history
 from bot.app.cogs import money_commands as money
 
 BIG = custom_ids.INT64
 """The largest id a game, challenge, payment or user can have."""
 
-FACTORIES = (*ui.DYNAMIC_ITEMS, *money.DYNAMIC_ITEMS, *history.DYNAMIC_ITEMS)
+FACTORIES = (*ui.DYNAMIC_ITEMS, *invitations.DYNAMIC_ITEMS, *money.DYNAMIC_ITEMS,
+             *history.DYNAMIC_ITEMS)
 
 
 def longest() -> list[discord.ui.DynamicItem[Any]]:
     """One item of each kind, with the longest parts the bot can write."""
     return [
-        ui.ChallengeButton(BIG, "decline"), ui.TableButton(BIG, "computer"),
-        ui.TableLevelSelect.build(BIG),
-        ui.ShowHandButton(BIG), ui.ClaimButton(BIG), ui.RematchButton(BIG),
+        invitations.ChallengeButton(BIG, "decline"), invitations.TableButton(BIG, "computer"),
+        invitations.TableLevelSelect.build(BIG),
+        ui.ShowHandButton(BIG), ui.ClaimButton(BIG), invitations.RematchButton(BIG),
         ui.BackButton(BIG), ui.ResignButton(BIG),
         ui.SourceSelect.build(BIG, BIG, []),
         ui.MoveButton(BIG, BIG, "10H>C1".ljust(12, "x")),

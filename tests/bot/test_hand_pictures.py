@@ -44,11 +44,11 @@ async def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 async def _game(service: GameService, channel: int = 10) -> LiveGame:
-    row = await service.challenge(guild_id=1, channel_id=channel, challenger_id=ANN,
-                                  opponent_id=BOB, opponent_is_bot=False, rules_name="kings",
-                                  names=("Ann", "Bob"))
+    row = await service.inviting.challenge(guild_id=1, channel_id=channel, challenger_id=ANN,
+                                           opponent_id=BOB, opponent_is_bot=False,
+                                           rules_name="kings", names=("Ann", "Bob"))
     assert not isinstance(row, LiveGame)
-    return (await service.accept(row.id, BOB))[1]
+    return (await service.inviting.accept(row.id, BOB))[1]
 
 
 def _png(payload: dict[str, Any]) -> bytes:
@@ -60,7 +60,7 @@ async def test_a_hand_shown_again_is_not_drawn_again(env) -> None:
     live = await _game(service)
     user = live.on_turn
     first = await ui.hand_payload(bot, live, user)
-    token = service.view(live, user).legal_moves[0].source_token
+    token = service.live.view(live, user).legal_moves[0].source_token
     chosen = await ui.hand_payload(bot, live, user, selected=token)  # the card menu
     back = await ui.hand_payload(bot, live, user)  # Back
     assert len(drawn) == 1
@@ -69,11 +69,11 @@ async def test_a_hand_shown_again_is_not_drawn_again(env) -> None:
     other = ANN if user == BOB else BOB
     await ui.hand_payload(bot, live, other)
     assert len(drawn) == 2 and drawn[1][0].viewer != drawn[0][0].viewer
-    move = service.view(live, user).legal_moves[0]
-    live = (await service.play(live.id, user, move.text)).game
+    move = service.live.view(live, user).legal_moves[0]
+    live = (await service.playing.play(live.id, user, move.text)).game
     after = await ui.hand_payload(bot, live, user)
     assert len(drawn) == 3 and _png(after) != _png(first)
-    facts = service.facts(live, user)
+    facts = service.live.facts(live, user)
     assert _png(after) == render_hand(facts.view, ui.board_info(facts))
 
 

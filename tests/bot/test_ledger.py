@@ -33,11 +33,11 @@ async def env(database: str):
 
 async def staked_game(games: GameService, a: int, b: int, *, rules: str = "classic",
                       stake: int = 50, per_card: int = 5, target: int | None = None) -> LiveGame:
-    row = await games.challenge(guild_id=G, channel_id=10, challenger_id=a, opponent_id=b,
-                                opponent_is_bot=False, rules_name=rules, names=("A", "B"),
-                                stakes=(stake, per_card), target=target)
+    row = await games.inviting.challenge(guild_id=G, channel_id=10, challenger_id=a, opponent_id=b,
+                                         opponent_is_bot=False, rules_name=rules, names=("A", "B"),
+                                         stakes=(stake, per_card), target=target)
     assert not isinstance(row, LiveGame)
-    _, live = await games.accept(row.id, b)
+    _, live = await games.inviting.accept(row.id, b)
     return live
 
 
@@ -54,7 +54,7 @@ async def test_a_resigned_game_writes_one_entry_with_the_stakes(env) -> None:
     games, ledger, _ = env
     live = await staked_game(games, ANN, BOB)
     left = len(live.match.game.payoffs[1])  # Bob's pay-off pile: Ann's margin
-    await games.resign(live.id, BOB)
+    await games.playing.resign(live.id, BOB)
     entry = await games.storage.ledger.game_entry(G, live.id)
     assert entry is not None
     assert (entry.debtor_id, entry.creditor_id, entry.winner_id) == (BOB, ANN, ANN)
@@ -66,7 +66,7 @@ async def test_a_resigned_game_writes_one_entry_with_the_stakes(env) -> None:
 async def test_the_database_refuses_a_second_entry_for_a_game(env) -> None:
     games, _, _ = env
     live = await staked_game(games, ANN, BOB)
-    await games.resign(live.id, ANN)
+    await games.playing.resign(live.id, ANN)
     entry = GameEntry(G, live.id, ANN, BOB, 1, "classic", BOB, 1)
     ok = None
     with pytest.raises(Exception, match="(?i)unique"):  # SQLite's or PostgreSQL's own error
@@ -80,7 +80,7 @@ async def test_the_database_refuses_a_second_entry_for_a_game(env) -> None:
 async def test_the_ledger_is_append_only(env, database: str) -> None:
     games, _, _ = env
     live = await staked_game(games, ANN, BOB)
-    await games.resign(live.id, ANN)
+    await games.playing.resign(live.id, ANN)
     # Refused by the database itself, whoever asks (sqlite3.IntegrityError, asyncpg's
     # RaiseError).
     for sql in ("UPDATE ledger SET amount_cents = 0", "DELETE FROM ledger"):
@@ -141,7 +141,7 @@ async def test_stakes_parsing_and_points_only(env) -> None:
 async def test_settlement_needs_the_payees_consent(env) -> None:
     games, ledger, clock = env
     live = await staked_game(games, ANN, BOB, stake=500, per_card=0)
-    await games.resign(live.id, ANN)  # Ann owes Bob $5
+    await games.playing.resign(live.id, ANN)  # Ann owes Bob $5
     kind, pending, _ = await ledger.settle(guild_id=G, channel_id=10, caller=ANN, other=BOB,
                                         amount_text="3")
     assert kind == "pending"
@@ -169,7 +169,7 @@ async def test_settlement_needs_the_payees_consent(env) -> None:
 async def test_the_person_owed_records_or_forgives_without_consent(env) -> None:
     games, ledger, _ = env
     live = await staked_game(games, ANN, BOB, stake=500, per_card=0)
-    await games.resign(live.id, ANN)  # Ann owes Bob $5
+    await games.playing.resign(live.id, ANN)  # Ann owes Bob $5
     kind, _, _ = await ledger.settle(guild_id=G, channel_id=10, caller=BOB, other=ANN,
                                   amount_text="2")
     assert kind == "payment"
@@ -189,7 +189,7 @@ async def test_the_person_owed_records_or_forgives_without_consent(env) -> None:
 async def test_void_reverses_money_and_standings(env) -> None:
     games, ledger, _ = env
     live = await staked_game(games, ANN, BOB, stake=300, per_card=0)
-    await games.resign(live.id, BOB)
+    await games.playing.resign(live.id, BOB)
     await ledger.update_ratings(G)
     assert (await games.storage.standings.player_stats(G, ANN))["classic"]["wins"] == 1
     row = await ledger.void(G, live.id, CAROL, "played by mistake")
@@ -214,7 +214,7 @@ async def test_balances_equal_the_sum_of_entries(env) -> None:
         a, b = rng.sample(people, 2)
         live = await staked_game(games, a, b, stake=rng.randrange(0, 400),
                                  per_card=rng.randrange(3))
-        await games.resign(live.id, rng.choice([a, b]))
+        await games.playing.resign(live.id, rng.choice([a, b]))
         if rng.random() < 0.4:
             await settle_some(ledger, rng, b, a)
     for a in people:
@@ -233,7 +233,7 @@ async def test_ratings_update_and_recompute_the_same(env) -> None:
     games, ledger, _ = env
     for i in range(6):
         live = await staked_game(games, ANN, BOB, stake=0, per_card=0)
-        await games.resign(live.id, BOB if i % 3 else ANN)
+        await games.playing.resign(live.id, BOB if i % 3 else ANN)
         await ledger.update_ratings(G)
     incremental = await games.storage.standings.ratings(G)
     history = await games.storage.standings.rated_history(G)
@@ -253,14 +253,16 @@ async def test_ratings_update_and_recompute_the_same(env) -> None:
 
 async def test_computer_games_stay_out_of_the_ledger(env) -> None:
     games, _, _ = env
-    live = await games.challenge(guild_id=G, channel_id=10, challenger_id=ANN, opponent_id=BOT,
-                                 opponent_is_bot=True, rules_name="kings")
+    live = await games.inviting.challenge(guild_id=G, channel_id=10, challenger_id=ANN,
+                                          opponent_id=BOT,
+                                          opponent_is_bot=True, rules_name="kings")
     assert isinstance(live, LiveGame)
-    await games.resign(live.id, ANN)
+    await games.playing.resign(live.id, ANN)
     assert await games.storage.ledger.game_entry(G, live.id) is None
     with pytest.raises(UserError, match="doesn't play for money"):
-        await games.challenge(guild_id=G, channel_id=11, challenger_id=ANN, opponent_id=BOT,
-                              opponent_is_bot=True, rules_name="kings", stakes=(100, 0))
+        await games.inviting.challenge(guild_id=G, channel_id=11, challenger_id=ANN,
+                                       opponent_id=BOT,
+                                       opponent_is_bot=True, rules_name="kings", stakes=(100, 0))
 
 
 async def test_summaries_rebuild_to_the_same_values(env) -> None:
@@ -269,7 +271,7 @@ async def test_summaries_rebuild_to_the_same_values(env) -> None:
     for i in range(10):
         a, b = rng.sample([ANN, BOB, CAROL], 2)
         live = await staked_game(games, a, b, stake=rng.randrange(500), per_card=rng.randrange(4))
-        await games.resign(live.id, rng.choice([a, b]))
+        await games.playing.resign(live.id, rng.choice([a, b]))
         if i == 4:
             await ledger.void(G, live.id, CAROL, "test")
         if i % 3 == 0:
@@ -301,7 +303,7 @@ def test_ledger_benchmark_runs_and_reports_every_query() -> None:
 async def test_settling_more_than_is_owed_is_refused_and_changes_nothing(env) -> None:
     games, ledger, _ = env
     live = await staked_game(games, ANN, BOB, stake=50, per_card=0)
-    await games.resign(live.id, ANN)  # Ann owes Bob $0.50
+    await games.playing.resign(live.id, ANN)  # Ann owes Bob $0.50
     for caller, other, amount, forgive, words in [
         (BOB, ANN, "50", True, f"<@{ANN}> owes you $0.50: you can record at most that"),
         (BOB, ANN, "104", False, f"<@{ANN}> owes you $0.50: you can record at most that"),
@@ -331,7 +333,7 @@ async def test_settling_more_than_is_owed_is_refused_and_changes_nothing(env) ->
 async def test_a_confirmation_is_checked_again_against_what_is_owed_then(env) -> None:
     games, ledger, _ = env
     live = await staked_game(games, ANN, BOB, stake=500, per_card=0)
-    await games.resign(live.id, ANN)  # Ann owes Bob $5
+    await games.playing.resign(live.id, ANN)  # Ann owes Bob $5
     _, first, owed = await ledger.settle(guild_id=G, channel_id=10, caller=ANN, other=BOB,
                                          amount_text="3")
     _, second, _ = await ledger.settle(guild_id=G, channel_id=10, caller=ANN, other=BOB,
@@ -360,7 +362,7 @@ async def test_a_confirmation_is_checked_again_against_what_is_owed_then(env) ->
 async def test_concurrent_settlements_never_flip_a_debt(env) -> None:
     games, ledger, _ = env
     live = await staked_game(games, ANN, BOB, stake=100, per_card=0)
-    await games.resign(live.id, ANN)  # Ann owes Bob $1
+    await games.playing.resign(live.id, ANN)  # Ann owes Bob $1
     results = await asyncio.gather(*[
         ledger.settle(guild_id=G, channel_id=10, caller=BOB, other=ANN, amount_text="0.60",
                       forgive=i % 2 == 0) for i in range(4)], return_exceptions=True)
@@ -384,9 +386,9 @@ async def test_players_with_few_games_are_shown_as_provisional(env) -> None:
     games, ledger, _ = env
     for i in range(5):
         live = await staked_game(games, ANN, BOB, stake=0, per_card=0)
-        await games.resign(live.id, BOB if i else ANN)
+        await games.playing.resign(live.id, BOB if i else ANN)
     live = await staked_game(games, CAROL, ANN, stake=0, per_card=0)
-    await games.resign(live.id, ANN)
+    await games.playing.resign(live.id, ANN)
     await ledger.update_ratings(G)
     board, note = await ledger.leaderboard(G, "win_rate", None)
     # Carol won her only game (100%) yet is listed after the established players.
@@ -410,7 +412,7 @@ async def test_players_with_few_games_are_shown_as_provisional(env) -> None:
 async def test_stats_without_wins_say_so(env) -> None:
     games, ledger, _ = env
     live = await staked_game(games, ANN, BOB)
-    await games.resign(live.id, ANN)
+    await games.playing.resign(live.id, ANN)
     stats = await ledger.stats(G, ANN)
     assert stats.wins == 0 and stats.best_margin == 0 and stats.streak == "1L"
 
@@ -418,7 +420,7 @@ async def test_stats_without_wins_say_so(env) -> None:
 async def test_csv_names_the_players_beside_their_ids(env) -> None:
     games, ledger, _ = env
     live = await staked_game(games, ANN, BOB, stake=100, per_card=0)
-    await games.resign(live.id, ANN)
+    await games.playing.resign(live.id, ANN)
     await ledger.settle(guild_id=G, channel_id=10, caller=BOB, other=ANN, amount_text="0.40")
     data = await ledger.csv_export(G, ANN, BOB, "$")
     rows = list(csv.DictReader(io.StringIO(data.decode())))

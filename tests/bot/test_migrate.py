@@ -22,11 +22,11 @@ G = 1
 
 async def _game(games: GameService, a: int, b: int, rules: str = "classic",
                 stake: int = 100, target: int | None = None) -> LiveGame:
-    row = await games.challenge(guild_id=G, channel_id=10, challenger_id=a, opponent_id=b,
-                                opponent_is_bot=False, rules_name=rules, names=("A", "B"),
-                                stakes=(stake, 5), target=target)
+    row = await games.inviting.challenge(guild_id=G, channel_id=10, challenger_id=a, opponent_id=b,
+                                         opponent_is_bot=False, rules_name=rules, names=("A", "B"),
+                                         stakes=(stake, 5), target=target)
     assert not isinstance(row, LiveGame)
-    _, live = await games.accept(row.id, b)
+    _, live = await games.inviting.accept(row.id, b)
     return live
 
 
@@ -35,7 +35,7 @@ async def _play(games: GameService, live: LiveGame, moves: int) -> None:
         if live.finished:
             return
         user = live.on_turn
-        await games.play(live.id, user, games.view(live, user).legal_moves[0].text)
+        await games.playing.play(live.id, user, games.live.view(live, user).legal_moves[0].text)
 
 
 async def _a_years_worth(path: Path) -> tuple[int, int]:
@@ -49,7 +49,7 @@ async def _a_years_worth(path: Path) -> tuple[int, int]:
         for loser, winner in ((ANN, BOB), (BOB, ANN), (ANN, BOB), (CAROL, ANN)):
             live = await _game(games, loser, winner)
             await _play(games, live, 7)
-            await games.resign(live.id, loser)
+            await games.playing.resign(live.id, loser)
         await ledger.update_ratings(G)
         _, pending, _ = await ledger.settle(guild_id=G, channel_id=10, caller=ANN, other=BOB,
                                             amount_text="1")
@@ -93,17 +93,17 @@ async def test_a_database_moves_to_postgresql_and_plays_on(tmp_path: Path,
         # new rows get new ids.
         clock = Clock(1_800_000_000.0)
         games = GameService(new, computer_id=BOT, clock=clock)
-        live = await games.game(going)
+        live = await games.live.game(going)
         assert live.version > 50
         await _play(games, live, 10)
-        await games.resign(going, live.on_turn)
+        await games.playing.resign(going, live.on_turn)
         assert live.finished
         entry = await new.ledger.game_entry(G, going)
         assert entry is not None and entry.id > max(r[0] for r in await run_sql(
             str(path), "SELECT id FROM ledger"))
         fresh = await _game(games, BOB, ANN)
         assert fresh.id == 7
-        assert (await games.game(match)).version == 5
+        assert (await games.live.game(match)).version == 5
     finally:
         await old.close()
         await new.close()
@@ -178,17 +178,18 @@ async def test_tables_of_three_and_four_move_too(tmp_path: Path, postgres_url: s
         games = GameService(storage, computer_id=BOT, clock=clock)
         lives = []
         for seated in ((ANN, BOB, CAROL), (BOB, CAROL, ANN, 404)):
-            table = await games.open_table(guild_id=G, channel_id=10, host=(seated[0], "H"),
-                                           seats=len(seated), rules_name="classic",
-                                           stakes=(100, 5))
+            table = await games.inviting.open_table(guild_id=G, channel_id=10, host=(seated[0],
+                                                                                     "H"),
+                                                    seats=len(seated), rules_name="classic",
+                                                    stakes=(100, 5))
             live = None
             for user in seated[1:]:
-                _, live = await games.join_table(table.id, user, f"P{user}")
+                _, live = await games.inviting.join_table(table.id, user, f"P{user}")
             assert live is not None and len(live.players) == len(seated)
             await _play(games, live, 60)
             lives.append(live)
-        await games.resign(lives[0].id, lives[0].on_turn)  # the others play on
-        await games.resign(lives[0].id, lives[0].on_turn)
+        await games.playing.resign(lives[0].id, lives[0].on_turn)  # the others play on
+        await games.playing.resign(lives[0].id, lives[0].on_turn)
         assert lives[0].finished and not lives[1].finished
     finally:
         await storage.close()

@@ -78,17 +78,17 @@ async def test_old_games_play_on(tmp_path: Path) -> None:
     storage = await Storage.open(_copy(tmp_path))
     service = GameService(storage, computer_id=BOT, clock=Clock(1_700_000_100.0))
     try:
-        live = await service.game(3)  # a game of people, 120 moves in
+        live = await service.live.game(3)  # a game of people, 120 moves in
         assert live.players == (ANN, BOB) and not live.finished
         for _ in range(30):
             user = live.on_turn
             move = live.match.game.legal_moves()[0]
-            await service.play(live.id, user, move.text)
-        computer = await service.game(4)
+            await service.playing.play(live.id, user, move.text)
+        computer = await service.live.game(4)
         while computer.on_turn == BOT and not computer.finished:
-            await service.computer_step(computer.id)
+            await service.playing.computer_step(computer.id)
         move = computer.match.game.legal_moves()[0]
-        await service.play(computer.id, ANN, move.text)
+        await service.playing.play(computer.id, ANN, move.text)
         # What was saved loads again as it is in memory.
         for game in (live, computer):
             row = await storage.games.get_game(game.id)
@@ -97,7 +97,7 @@ async def test_old_games_play_on(tmp_path: Path) -> None:
         # The open challenge from before is still open and can be accepted.
         challenges = await storage.challenges.open_challenges()
         assert len(challenges) == 1 and challenges[0].seats == 2 and not challenges[0].group
-        _, started = await service.accept(challenges[0].id, ANN)
+        _, started = await service.inviting.accept(challenges[0].id, ANN)
         assert started.players == (BOB, ANN)
     finally:
         await storage.close()
@@ -155,12 +155,12 @@ async def test_a_table_going_on_from_before_plays_on_under_its_reading(tmp_path:
     storage = await Storage.open(_copy_tables(tmp_path))
     service = GameService(storage, computer_id=BOT, clock=Clock(1_700_100_000.0))
     try:
-        live = await service.game(2)  # its snapshot is from before Cat left (a claim)
+        live = await service.live.game(2)  # its snapshot is from before Cat left (a claim)
         assert live.players == (ANN, BOB, CAT) and not live.finished
         assert live.match.game.left == (2,) and live.match.rules.stalemate_round == 1
         # Ann passed after the leave; Bob's pass completes the new round the leave began.
         assert live.on_turn == BOB and live.match.game.idle_streak == 1
-        await service.play(live.id, BOB, "pass")
+        await service.playing.play(live.id, BOB, "pass")
         result = live.match.game.result
         assert live.finished and result is not None and result.reason.value == "stalemate"
         row = await storage.games.get_game(live.id)
@@ -181,11 +181,11 @@ async def test_a_new_table_is_saved_with_the_marker_and_follows_the_clarified_ro
     storage = await Storage.open(tmp_path / "new.sqlite")
     service = GameService(storage, computer_id=BOT, clock=Clock(1_700_100_000.0))
     try:
-        row = await service.challenge_group(
+        row = await service.inviting.invite(
             guild_id=1, channel_id=10, host=(ANN, "Ann"),
             invited=[(BOB, "Bob", False), (CAT, "Cat", False)], rules_name="classic")
-        await service.accept_seat(row.id, BOB)
-        _, live = await service.accept_seat(row.id, CAT)
+        await service.inviting.accept_seat(row.id, BOB)
+        _, live = await service.inviting.accept_seat(row.id, CAT)
         assert live is not None
         saved = await storage.games.get_game(live.id)
         assert saved is not None and saved.state["rules"]["stalemate_round"] == 2
@@ -194,21 +194,21 @@ async def test_a_new_table_is_saved_with_the_marker_and_follows_the_clarified_ro
             game = live.match.game
             if game.idle_streak == 2 and not game.plays_this_turn:
                 # The two others passed: leaving on turn without a play completes the round.
-                await service.resign(live.id, live.on_turn)
+                await service.playing.resign(live.id, live.on_turn)
                 break
             moves = game.legal_moves()
             move = "pass" if any(m.is_pass for m in moves) else moves[0].text
-            await service.play(live.id, live.on_turn, move)
+            await service.playing.play(live.id, live.on_turn, move)
         result = live.match.game.result
         assert live.finished and result is not None and result.reason.value == "stalemate"
         assert len(result.left) == 1
         game = await HistoryService(storage).replay(live.id, 1)
         assert '"stalemate_round": 2' in HistoryService(storage).move_list(game)
         # A two-player classic game is saved as it always was.
-        two = await service.challenge(
+        two = await service.inviting.challenge(
             guild_id=1, channel_id=11, challenger_id=ANN, opponent_id=BOB,
             opponent_is_bot=False, rules_name="classic", names=("Ann", "Bob"))
-        _, started = await service.accept(two.id, BOB)
+        _, started = await service.inviting.accept(two.id, BOB)
         stored = await storage.games.get_game(started.id)
         assert stored is not None and "stalemate_round" not in stored.state["rules"]
         assert stored.rules == stored.state["rules"]

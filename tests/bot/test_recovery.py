@@ -55,8 +55,8 @@ async def _check_recovery(storage: Storage, service: GameService, fresh: GameSer
             assert row.state_version == row.version  # history and replays read the final state
         replay = replay_match(RuleSet.from_dict(row.state["rules"]), int(row.state["seed"]),
                               [(seat, text) for _, seat, _, text in log])
-        in_memory = await service.game(plan.game_id)
-        loaded = await fresh.game(plan.game_id)
+        in_memory = await service.live.game(plan.game_id)
+        loaded = await fresh.live.game(plan.game_id)
         assert loaded is not in_memory
         assert loaded.version == in_memory.version == row.version
         assert loaded.finished == in_memory.finished == (row.status == "finished")
@@ -81,33 +81,34 @@ async def test_games_reload_exactly_at_random_moments(tmp_path: Path) -> None:
     try:
         for n, plan in enumerate(PLANS):
             a, b = 100 + 2 * n, 101 + 2 * n
-            row = await service.challenge(guild_id=1, channel_id=10 + n, challenger_id=a,
-                                          opponent_id=b, opponent_is_bot=False,
-                                          rules_name=plan.rules, names=("Ann", "Bob"),
-                                          target=plan.target)
+            row = await service.inviting.challenge(guild_id=1, channel_id=10 + n, challenger_id=a,
+                                                   opponent_id=b, opponent_is_bot=False,
+                                                   rules_name=plan.rules, names=("Ann", "Bob"),
+                                                   target=plan.target)
             assert not isinstance(row, LiveGame)
-            _, live = await service.accept(row.id, b)
+            _, live = await service.inviting.accept(row.id, b)
             plan.game_id, plan.players = live.id, (a, b)
         reloads = replayed = deal_snapshots = 0
         while True:
-            going = [p for p in PLANS if not (await service.game(p.game_id)).finished]
+            going = [p for p in PLANS if not (await service.live.game(p.game_id)).finished]
             if not going:
                 break
             for plan in going:
-                live = await service.game(plan.game_id)
+                live = await service.live.game(plan.game_id)
                 if plan.ending != "natural" and live.match.games_dealt == 3:
                     if plan.ending == "resign":
-                        outcome = await service.resign(live.id, plan.players[rng.randrange(2)])
+                        outcome = await service.playing.resign(live.id,
+                                                               plan.players[rng.randrange(2)])
                     else:
                         clock.now += live.terms.claim_s + 1
                         idle = live.on_turn
                         other = plan.players[1 - plan.players.index(idle)]
-                        outcome = await service.claim(live.id, other)
+                        outcome = await service.playing.claim(live.id, other)
                     assert outcome.match_over
                 else:
                     user = live.on_turn
-                    move = rng.choice(service.view(live, user).legal_moves)
-                    outcome = await service.play(live.id, user, move.text)
+                    move = rng.choice(service.live.view(live, user).legal_moves)
+                    outcome = await service.playing.play(live.id, user, move.text)
                 if outcome.new_game:
                     row = await storage.games.get_game(live.id)
                     assert row is not None and row.state_version == row.version

@@ -263,11 +263,11 @@ async def services(tmp_path: Path) -> Any:
 
 
 async def _start(service: Any, rules: str) -> Any:
-    row = await service.challenge(guild_id=1, channel_id=10, challenger_id=ANN,
-                                  opponent_id=BOB, opponent_is_bot=False, rules_name=rules,
-                                  names=("Ann", "Bob"))
+    row = await service.inviting.challenge(guild_id=1, channel_id=10, challenger_id=ANN,
+                                           opponent_id=BOB, opponent_is_bot=False, rules_name=rules,
+                                           names=("Ann", "Bob"))
     assert not isinstance(row, LiveGame)
-    _, live = await service.accept(row.id, BOB)
+    _, live = await service.inviting.accept(row.id, BOB)
     return live
 
 
@@ -280,7 +280,7 @@ async def test_a_game_played_through_the_service_replays_to_its_saved_row(servic
     while not live.finished:
         seat = live.match.game.turn
         move = players[seat].choose(live.match.game.view(seat))
-        await service.play(live.id, live.players[seat], move.text)
+        await service.playing.play(live.id, live.players[seat], move.text)
     row = await service.storage.games.get_game(live.id)
     game = await history.replay(live.id, 1)
     assert game.replay.final == row.state
@@ -321,7 +321,7 @@ async def test_a_game_lost_on_time_says_so(services: Any) -> None:
     idle = live.on_turn
     other = ANN if idle == BOB else BOB
     clock.now += live.terms.claim_s + 1
-    await service.claim(live.id, other)
+    await service.playing.claim(live.id, other)
     page = await history.history(1, other, 0)
     (entry,) = page.entries
     idle_name = live.names[live.terms.seat_of(idle)]
@@ -338,7 +338,7 @@ async def test_history_pages(services: Any) -> None:
     for _ in range(PAGE + 3):
         live = await _start(service, "kings")
         clock.now += 10
-        await service.resign(live.id, ANN)
+        await service.playing.resign(live.id, ANN)
         ids.append(live.id)
     first = await history.history(1, BOB, 0)
     assert (first.page, first.pages, first.total) == (0, 2, PAGE + 3)

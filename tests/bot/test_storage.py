@@ -192,17 +192,17 @@ async def test_a_game_saved_whole_at_each_move_loads_as_before(tmp_path: Path) -
         assert row is not None and (row.version, row.state_version, row.later_moves) == (7, 7, ())
         assert [(seat, text) for _, seat, _, text in await storage.games.move_log(5)] == log
         service = GameService(storage, computer_id=999)
-        live = await service.game(5)
+        live = await service.live.game(5)
         assert live.match == match and live.version == 7
         # It plays on the new way (moves appended) and still loads exactly.
         for _ in range(3):
             user = live.on_turn
-            move = service.view(live, user).legal_moves[0]
-            await service.play(5, user, move.text)
+            move = service.live.view(live, user).legal_moves[0]
+            await service.playing.play(5, user, move.text)
             match.play(move.text, match.game.turn)
         row = await storage.games.get_game(5)
         assert row is not None and (row.version, row.state_version) == (10, 7)
-        assert (await GameService(storage, computer_id=999).game(5)).match == match
+        assert (await GameService(storage, computer_id=999).live.game(5)).match == match
     finally:
         await storage.close()
     with sqlite3.connect(path) as raw:

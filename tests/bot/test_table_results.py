@@ -93,13 +93,13 @@ async def test_a_claim_that_completes_an_idle_round_ends_the_game_in_a_stalemate
     # Rule 25: the player on turn leaving without a play, after each of the others ended a
     # turn idle, completes the round; rule 26: his margin is his pay-off count.
     service, clock = env
-    row = await service.challenge_group(
+    row = await service.inviting.invite(
         guild_id=G, channel_id=10, host=(ANN, "Ann"),
         invited=[(BOB, "Bob", False), (CAROL, "Carol", False)], rules_name="classic",
         stakes=(100, 10), target=None, level="normal")
     assert isinstance(row, ChallengeRow)
-    await service.accept_seat(row.id, BOB)
-    _, live = await service.accept_seat(row.id, CAROL)
+    await service.inviting.accept_seat(row.id, BOB)
+    _, live = await service.inviting.accept_seat(row.id, CAROL)
     assert live is not None
     game = live.match.game
     for _ in range(5_000):
@@ -107,14 +107,14 @@ async def test_a_claim_that_completes_an_idle_round_ends_the_game_in_a_stalemate
             break
         moves = game.legal_moves()
         move = PASS if PASS in moves and game.plays_this_turn == 0 else moves[0]
-        await service.play(live.id, live.on_turn, move.text)
+        await service.playing.play(live.id, live.on_turn, move.text)
         assert game.result is None
     else:
         raise AssertionError("no two idle turns in a row")
     idle = game.turn
     claimer = next(u for s, u in enumerate(live.players) if s != idle)
     clock.now += live.terms.claim_s + 1
-    outcome = await service.claim(live.id, claimer)
+    outcome = await service.playing.claim(live.id, claimer)
     result = game.result
     assert outcome.match_over and result is not None
     assert result.reason is EndReason.STALEMATE and result.left == (idle,)

@@ -33,7 +33,7 @@ async def env(database: str):
 async def group(service: GameService, *others: int, rules: str = "kings",
                 stakes: tuple[int, int] = (0, 0), target: int | None = None,
                 level: str = "normal") -> ChallengeRow:
-    row = await service.challenge_group(
+    row = await service.inviting.invite(
         guild_id=G, channel_id=CH, host=(ANN, "Ann"),
         invited=[(u, NAMES[u], u == BOT) for u in others], rules_name=rules, stakes=stakes,
         target=target, level=level)
@@ -46,7 +46,7 @@ async def started(service: GameService, *others: int, **terms: object) -> LiveGa
     live = None
     for user in others:
         if user != BOT:
-            row, live = await service.accept_seat(row.id, user)
+            row, live = await service.inviting.accept_seat(row.id, user)
     assert live is not None
     return live
 
@@ -56,9 +56,9 @@ async def play_out(service: GameService, live: LiveGame, limit: int = 20_000) ->
         if live.finished:
             return
         if live.on_turn == BOT:
-            await service.computer_step(live.id)
+            await service.playing.computer_step(live.id)
         else:
-            await service.play(live.id, live.on_turn, live.match.game.legal_moves()[0].text)
+            await service.playing.play(live.id, live.on_turn, live.match.game.legal_moves()[0].text)
     raise AssertionError("the game did not end")
 
 
@@ -69,15 +69,15 @@ async def test_a_challenge_of_four_starts_when_all_accept(env) -> None:
                                                                               DAN]
     assert [s.accepted for s in row.seated] == [True, False, False, False]
     with pytest.raises(UserError, match="Only the players invited"):
-        await service.accept_seat(row.id, EVE)
-    row, live = await service.accept_seat(row.id, BOB)
+        await service.inviting.accept_seat(row.id, EVE)
+    row, live = await service.inviting.accept_seat(row.id, BOB)
     assert live is None and row.seat_of(BOB).accepted  # type: ignore[union-attr]
     with pytest.raises(UserError, match="already accepted"):
-        await service.accept_seat(row.id, BOB)
+        await service.inviting.accept_seat(row.id, BOB)
     with pytest.raises(UserError, match="exactly these players"):
         await group(service, DAN, CAROL, BOB)
-    await service.accept_seat(row.id, CAROL)
-    row, live = await service.accept_seat(row.id, DAN)
+    await service.inviting.accept_seat(row.id, CAROL)
+    row, live = await service.inviting.accept_seat(row.id, DAN)
     assert live is not None and row.status == "accepted" and row.game_id == live.id
     assert live.players == (ANN, BOB, CAROL, DAN) and live.names == ("Ann", "Bob", "Carol", "Dan")
     assert live.match.players == 4
@@ -86,7 +86,7 @@ async def test_a_challenge_of_four_starts_when_all_accept(env) -> None:
     assert stored is not None and stored.players == (ANN, BOB, CAROL, DAN)
     for user in (ANN, BOB, CAROL, DAN):
         assert [g.id for g in await service.storage.games.user_games(user, guild_id=G)] == [live.id]
-        assert (await service.find_game(user, CH)).id == live.id
+        assert (await service.live.find_game(user, CH)).id == live.id
     assert await service.storage.challenges.open_among(CH, [DAN, CAROL, BOB, ANN]) == "game"
     assert await service.storage.challenges.open_between(CH, ANN, DAN) is None
 
@@ -94,61 +94,61 @@ async def test_a_challenge_of_four_starts_when_all_accept(env) -> None:
 async def test_a_decline_by_anyone_cancels_and_expiry(env) -> None:
     service, _, clock = env
     row = await group(service, BOB, CAROL)
-    await service.accept_seat(row.id, BOB)
+    await service.inviting.accept_seat(row.id, BOB)
     with pytest.raises(UserError, match="Only a player invited"):
-        await service.decline(row.id, EVE)
-    declined = await service.decline(row.id, CAROL)
+        await service.inviting.decline(row.id, EVE)
+    declined = await service.inviting.decline(row.id, CAROL)
     assert declined.status == "declined"
     with pytest.raises(UserError, match="no longer open"):
-        await service.accept_seat(row.id, CAROL)
+        await service.inviting.accept_seat(row.id, CAROL)
     row = await group(service, BOB, CAROL)
     clock.now += 901
-    assert [r.id for r in await service.expire_due()] == [row.id]
+    assert [r.id for r in await service.inviting.expire_due()] == [row.id]
 
 
 async def test_an_open_table_join_leave_start(env) -> None:
     service, _, _ = env
-    table = await service.open_table(guild_id=G, channel_id=CH, host=(ANN, "Ann"), seats=4,
-                                     rules_name="classic")
+    table = await service.inviting.open_table(guild_id=G, channel_id=CH, host=(ANN, "Ann"), seats=4,
+                                              rules_name="classic")
     assert table.kind == "table" and [s.user_id for s in table.seated] == [ANN]
     with pytest.raises(UserError, match="at least two"):
-        await service.start_table(table.id, ANN)
+        await service.inviting.start_table(table.id, ANN)
     with pytest.raises(UserError, match="already have a seat"):
-        await service.join_table(table.id, ANN, "Ann")
-    row, live = await service.join_table(table.id, BOB, "Bob")
+        await service.inviting.join_table(table.id, ANN, "Ann")
+    row, live = await service.inviting.join_table(table.id, BOB, "Bob")
     assert live is None and len(row.seated) == 2
     with pytest.raises(UserError, match="already have a seat"):
-        await service.join_table(table.id, BOB, "Bob")
+        await service.inviting.join_table(table.id, BOB, "Bob")
     with pytest.raises(UserError, match="Only the host"):
-        await service.start_table(table.id, BOB)
+        await service.inviting.start_table(table.id, BOB)
     with pytest.raises(UserError, match="Only the host"):
-        await service.add_computer(table.id, BOB, "easy")
-    await service.leave_table(table.id, BOB)
-    row, _ = await service.join_table(table.id, CAROL, "Carol")
-    row, _ = await service.join_table(table.id, BOB, "Bob")
+        await service.inviting.add_computer(table.id, BOB, "easy")
+    await service.inviting.leave_table(table.id, BOB)
+    row, _ = await service.inviting.join_table(table.id, CAROL, "Carol")
+    row, _ = await service.inviting.join_table(table.id, BOB, "Bob")
     assert [s.user_id for s in row.seated] == [ANN, CAROL, BOB]
-    row, live = await service.add_computer(table.id, ANN, "hard")
+    row, live = await service.inviting.add_computer(table.id, ANN, "hard")
     assert live is not None and live.players == (ANN, CAROL, BOB, BOT)
     assert live.terms.vs_computer and live.terms.computer_level == "hard"
     with pytest.raises(UserError, match="already started"):
-        await service.join_table(table.id, DAN, "Dan")
+        await service.inviting.join_table(table.id, DAN, "Dan")
     # The host may start with fewer seated.
-    table = await service.open_table(guild_id=G, channel_id=CH, host=(DAN, "Dan"), seats=3,
-                                     rules_name="kings")
-    await service.join_table(table.id, EVE, "Eve")
-    _, live = await service.start_table(table.id, DAN)
+    table = await service.inviting.open_table(guild_id=G, channel_id=CH, host=(DAN, "Dan"), seats=3,
+                                              rules_name="kings")
+    await service.inviting.join_table(table.id, EVE, "Eve")
+    _, live = await service.inviting.start_table(table.id, DAN)
     assert live.players == (DAN, EVE) and live.match.players == 2
     # The host leaving closes his table.
-    table = await service.open_table(guild_id=G, channel_id=CH, host=(DAN, "Dan"), seats=3,
-                                     rules_name="kings")
-    assert (await service.leave_table(table.id, DAN)).status == "cancelled"
+    table = await service.inviting.open_table(guild_id=G, channel_id=CH, host=(DAN, "Dan"), seats=3,
+                                              rules_name="kings")
+    assert (await service.inviting.leave_table(table.id, DAN)).status == "cancelled"
 
 
 async def test_five_people_joining_the_last_seat_at_once_seat_one(env) -> None:
     service, _, _ = env
-    table = await service.open_table(guild_id=G, channel_id=CH, host=(ANN, "Ann"), seats=3,
-                                     rules_name="kings")
-    await service.join_table(table.id, BOB, "Bob")
+    table = await service.inviting.open_table(guild_id=G, channel_id=CH, host=(ANN, "Ann"), seats=3,
+                                              rules_name="kings")
+    await service.inviting.join_table(table.id, BOB, "Bob")
     # Straight at the storage, so no lock of the service orders them: the database must.
     storage = service.storage
     said = await asyncio.gather(*(storage.challenges.join_table(table.id, 600 + n, f"P{n}")
@@ -159,8 +159,8 @@ async def test_five_people_joining_the_last_seat_at_once_seat_one(env) -> None:
     winner = 600 + said.index("joined")
     assert row.seated[2].user_id == winner
     # The same person clicking twice at once sits once.
-    table = await service.open_table(guild_id=G, channel_id=CH, host=(ANN, "Ann"), seats=4,
-                                     rules_name="kings")
+    table = await service.inviting.open_table(guild_id=G, channel_id=CH, host=(ANN, "Ann"), seats=4,
+                                              rules_name="kings")
     said = await asyncio.gather(*(storage.challenges.join_table(
         table.id, BOB, "Bob") for _ in range(4)))
     assert sorted(said) == ["joined"] + ["seated"] * 3
@@ -237,20 +237,20 @@ async def test_resign_leaves_and_the_rest_play_on_claims_by_anyone(env) -> None:
     others = [u for u in live.players if u != first]
     # A player not on turn leaves; the game goes on among the other two.
     leaver = others[0]
-    outcome = await service.resign(live.id, leaver)
+    outcome = await service.playing.resign(live.id, leaver)
     assert not outcome.match_over and live.match.seated == tuple(
         s for s in range(3) if live.players[s] != leaver)
     with pytest.raises(UserError, match="already left"):
-        await service.resign(live.id, leaver)
+        await service.playing.resign(live.id, leaver)
     with pytest.raises(UserError, match="left this game"):
-        await service.claim(live.id, leaver)
+        await service.playing.claim(live.id, leaver)
     # The one on turn idles; the other claims.
     idle = live.on_turn
     claimer = next(u for u in live.players if u not in (idle, leaver))
     with pytest.raises(UserError, match="still has time"):
-        await service.claim(live.id, claimer)
+        await service.playing.claim(live.id, claimer)
     clock.now += live.terms.claim_s + 1
-    outcome = await service.claim(live.id, claimer)
+    outcome = await service.playing.claim(live.id, claimer)
     assert outcome.match_over and live.match.winner == live.players.index(claimer)
     lines = await service.storage.ledger.game_entries(G, live.id)
     assert sorted(line.debtor_id for line in lines) == sorted([leaver, idle])
@@ -315,20 +315,32 @@ async def test_rematch_offers_the_same_table(env) -> None:
     service, _, _ = env
     live = await started(service, BOB, BOT, rules="classic")
     await play_out(service, live)
-    row = await service.rematch(live.id, BOB, ("Bob", "?"))
+    row = await service.finishing.rematch(live.id, BOB, ("Bob", "?"))
     assert isinstance(row, ChallengeRow) and row.challenger_id == BOB
     assert [s.user_id for s in row.seated] == [BOB, ANN, BOT]
     assert [s.accepted for s in row.seated] == [True, False, True]
-    _, again = await service.accept_seat(row.id, ANN)
+    _, again = await service.inviting.accept_seat(row.id, ANN)
     assert again is not None and again.players == (BOB, ANN, BOT)
     assert again.match.rules == live.match.rules
 
 
 async def test_a_two_seat_table_is_todays_game(env) -> None:
     service, _, _ = env
-    table = await service.open_table(guild_id=G, channel_id=CH, host=(ANN, "Ann"), seats=2,
-                                     rules_name="kings")
-    _, live = await service.join_table(table.id, BOB, "Bob")
+    table = await service.inviting.open_table(guild_id=G, channel_id=CH, host=(ANN, "Ann"), seats=2,
+                                              rules_name="kings")
+    _, live = await service.inviting.join_table(table.id, BOB, "Bob")
     assert live is not None and live.players == (ANN, BOB)
     seed = live.match.seed
     assert live.match.to_dict() == Match.new(live.match.rules, seed)[0].to_dict()
+
+
+async def test_the_limits_of_a_table_are_the_engines_checked_where_it_is_made(env) -> None:
+    from engine import MAX_PLAYERS, MIN_PLAYERS
+    service, _, _ = env
+    for seats in (MIN_PLAYERS - 1, MAX_PLAYERS + 1):
+        with pytest.raises(UserError, match="A table seats two to four players"):
+            await service.inviting.open_table(guild_id=G, channel_id=CH, host=(ANN, "Ann"),
+                                              seats=seats, rules_name="kings")
+    with pytest.raises(UserError, match="A table seats two to four players"):
+        await group(service, BOB, CAROL, DAN, EVE)
+    assert await service.storage.challenges.open_challenges() == []

@@ -124,7 +124,7 @@ class Run:
 
     def live(self) -> Any:
         """The newest game in the bot's memory (read to check, never to act)."""
-        games = list(self.bot.service._live.values())
+        games = list(self.bot.service.live._live.values())
         assert games, "no game yet"
         return max(games, key=lambda g: g.id)
 

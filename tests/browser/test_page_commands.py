@@ -67,14 +67,14 @@ async def test_options_are_read_in_any_order_and_nothing_is_dropped(sandbox_run:
         await alice.page.locator("#refusal", has_text=reason).wait_for()
         assert await box.input_value() == text  # kept, to be put right
         assert await alice.page.locator(".message").count() == count
-    assert not sandbox_run.bot.service._live
+    assert not sandbox_run.bot.service.live._live
 
 
 async def started(run: Run, people: list[Person]) -> None:
     """The game has started, with everyone in it, and each page shows its board."""
     names = [p.name for p in people]
     await run.sandbox.fake.wait_for(
-        lambda: bool(run.bot.service._live) and len(run.live().names) == len(people),
+        lambda: bool(run.bot.service.live._live) and len(run.live().names) == len(people),
         timeout=15, description=f"a game of {len(people)} to start")
     assert sorted(run.live().names) == sorted(names)
     for person in people:

@@ -117,7 +117,7 @@ async def test_a_short_game_from_the_page(sandbox_run: Run) -> None:
     # Alice resigns (and confirms); the result shows in the channel, and the ledger.
     confirm = await ask(alice, "/resign")
     await confirm.get_by_role("button", name="Yes, resign").click()
-    await confirm.get_by_text("You resigned the game.").wait_for()
+    await confirm.get_by_text("You resigned: the").wait_for()
     for person in (alice, bob):
         await person.open("general")
         result = person.message("is over")
@@ -196,7 +196,7 @@ async def test_bad_input_gets_the_bots_own_answer(sandbox_run: Run) -> None:
     second = await ask(alice, "/resign")
     assert await first.get_attribute("data-id") != await second.get_attribute("data-id")
     await first.get_by_role("button", name="Yes, resign").click()
-    await first.get_by_text("You resigned the game.").wait_for()
+    await first.get_by_text("You resigned: the").wait_for()
     answer = await private_after(
         alice, second.get_by_role("button", name="Yes, resign").click())
     assert re.search(r"over|finished|ended", await answer.inner_text())

@@ -134,7 +134,7 @@ async def test_a_failing_button_apologises_privately_and_logs_once(
         inter = await world.fake.slash(world.alice, world.channel, "challenge",
                                        opponent=world.bob)
         message = await inter.message()
-        monkeypatch.setattr(service, "accept", _boom)
+        monkeypatch.setattr(service.inviting, "accept", _boom)
         user, custom_id = world.bob, next(c for c in message.custom_ids()
                                           if c.endswith(":accept"))
     else:
@@ -144,19 +144,19 @@ async def test_a_failing_button_apologises_privately_and_logs_once(
         if where == "show hand":
             message = world.boards()[-1]
             custom_id = f"sm:hand:v1:{live.id}"
-            monkeypatch.setattr(service, "game", _boom)
+            monkeypatch.setattr(service.live, "game", _boom)
         else:
             message = await hand(world, user)
             option = select_options(message)[0]
             src_id = next(c for c in message.custom_ids() if c.startswith("sm:src:"))
             if where == "card menu":
-                monkeypatch.setattr(service, "game", _boom)
+                monkeypatch.setattr(service.live, "game", _boom)
                 custom_id = src_id
             else:
                 await (await world.fake.select(user, message, src_id,
                                                [option["value"]])).settled()
                 custom_id = next(c for c in message.custom_ids() if c.startswith("sm:mv:"))
-                monkeypatch.setattr(service, "play", _boom)
+                monkeypatch.setattr(service.playing, "play", _boom)
     before = message.content
     no_error_logs.clear()
     if where == "card menu":
@@ -232,8 +232,8 @@ async def test_a_failing_command_apologises_privately_after_its_defer(
     # after a private or a public "thinking…" alike.
     no_error_logs.allow("failed", logger="bot.app.client")
     assert world.bot is not None
-    monkeypatch.setattr(world.bot.service, "find_game", _boom)
-    monkeypatch.setattr(world.bot.service, "challenge", _boom)
+    monkeypatch.setattr(world.bot.service.live, "find_game", _boom)
+    monkeypatch.setattr(world.bot.service.inviting, "invite", _boom)
     options = {"opponent": world.bob} if command == "challenge" else {}
     inter = await world.fake.slash(world.alice, world.channel, command, **options)
     assert (await inter.response()).kind is CallbackType.DEFERRED_CHANNEL_MESSAGE
@@ -253,13 +253,13 @@ async def test_play_suggestions_come_in_time_or_not_at_all_when_the_database_is_
     user = world.alice if live.on_turn == world.alice.id else world.bob
     assert await world.fake.autocomplete(user, world.channel, "play", "card", "")
     service = world.bot.service
-    real = service.find_game
+    real = service.live.find_game
 
     async def slow(*args: Any, **kwargs: Any) -> Any:
         await asyncio.sleep(10)  # a database that has stopped answering
         return await real(*args, **kwargs)
 
-    monkeypatch.setattr(service, "find_game", slow)
+    monkeypatch.setattr(service.live, "find_game", slow)
     loop = asyncio.get_running_loop()
     started = loop.time()
     choices = await world.fake.autocomplete(user, world.channel, "play", "card", "")

@@ -35,7 +35,7 @@ async def hand(world: World, user: Any) -> FakeMessage:
 
 def live_game(world: World) -> Any:
     assert world.bot is not None
-    games = list(world.bot.service._live.values())
+    games = list(world.bot.service.live._live.values())
     assert games, "no game in memory"
     return max(games, key=lambda g: g.id)
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from bot.app import custom_ids, ui
+from bot.app import custom_ids, invitations, ui
 from bot.app.client import INTERACTION_TASKS
 from bot.app.cogs import history_commands, money_commands
 from bot.sandbox import ErrorLogGuard, FakeMessage, InteractionRecord
@@ -34,7 +34,8 @@ WITHIN = 3.0
 """Discord's limit for the first answer, in seconds."""
 
 TEMPLATES = [factory.__discord_ui_compiled_template__ for factory in
-             (*ui.DYNAMIC_ITEMS, *money_commands.DYNAMIC_ITEMS, *history_commands.DYNAMIC_ITEMS)]
+             (*ui.DYNAMIC_ITEMS, *invitations.DYNAMIC_ITEMS, *money_commands.DYNAMIC_ITEMS,
+              *history_commands.DYNAMIC_ITEMS)]
 
 
 def read_by_a_template(custom_id: str) -> bool:

@@ -41,7 +41,7 @@ async def pg_world(fake_discord: FakeDiscord, private_postgres: PrivatePostgres
 
 async def _move(world: World) -> tuple[str, str, float]:
     """The player on turn tries a move; (the move, the reply, seconds until the reply)."""
-    live = live_game(world) if world.bot and world.bot.service._live else None
+    live = live_game(world) if world.bot and world.bot.service.live._live else None
     user = world.alice if live is None or live.on_turn == world.alice.id else world.bob
     message = await hand(world, user)
     options = select_options(message)

@@ -10,7 +10,7 @@ import pytest
 
 from bot.__main__ import health
 from bot.app.client import SpiteBot
-from bot.games.game_service import GameService
+from bot.games.live_games import LiveGames
 from bot.ops.backup import DailyBackups
 from bot.ops.config import Config
 from bot.sandbox import FakeDiscord, start_bot
@@ -25,16 +25,16 @@ def _config(fake: FakeDiscord, tmp_path: Path) -> Config:
 async def test_a_database_error_in_the_first_round_is_logged_and_the_next_round_runs(
         fake_discord: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]) -> None:
-    real = GameService.active_games
+    real = LiveGames.active_games
     calls = {"active": 0, "ticks": 0}
 
-    async def failing_once(self: GameService) -> Any:
+    async def failing_once(self: LiveGames) -> Any:
         calls["active"] += 1
         if calls["active"] == 1:  # the very first thing the first round asks the database
             raise StorageError("database is locked")
         return await real(self)
 
-    monkeypatch.setattr(GameService, "active_games", failing_once)
+    monkeypatch.setattr(LiveGames, "active_games", failing_once)
     config = _config(fake_discord, tmp_path)
     bot = SpiteBot(config)
     real_tick = bot.tick

@@ -58,7 +58,7 @@ async def test_a_hand_shown_during_a_move_right_after_a_restart_loses_nothing(
     await shown.message()
     await world.settle()
     stored = await world.bot.storage.games.get_game(game_id)
-    cached = await world.bot.service.game(game_id)
+    cached = await world.bot.service.live.game(game_id)
     assert stored is not None and stored.version == 1
     assert cached.version == stored.version
     assert cached.match.to_dict() == restore_match(stored).to_dict()
@@ -120,8 +120,8 @@ async def test_a_finished_game_leaves_memory_while_other_boards_wait(world: Worl
     world.bot.boards.request(going_on.id)  # drawn after the board delay: still waiting
     assert world.bot.boards.busy
     await world.bot.tick()
-    assert finished.id not in world.bot.service._live
-    assert going_on.id in world.bot.service._live
+    assert finished.id not in world.bot.service.live._live
+    assert going_on.id in world.bot.service.live._live
     await world.settle()
 
 
@@ -163,7 +163,7 @@ async def test_an_admin_cannot_shorten_a_game_already_going(world: World,
                                                             no_error_logs) -> None:
     await start_challenge(world, "kings")
     assert world.bot is not None
-    await world.bot.service.update_settings(world.guild.id, reminder_s=600, claim_s=3600)
+    await world.bot.service.inviting.update_settings(world.guild.id, reminder_s=600, claim_s=3600)
     world.clock.now += 2 * 3600
     await world.bot.tick()
     texts = [m.text() for m in world.public()]

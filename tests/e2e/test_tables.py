@@ -475,7 +475,7 @@ async def test_table_buttons_answer_first_when_the_database_is_slow(
     assert world.bot is not None
     table = await (await fake.slash(world.alice, world.channel, "table", seats=3)).message()
     ids = {c.rsplit(":", 1)[1]: c for c in table.custom_ids()}
-    service = world.bot.service
+    service = world.bot.service.inviting
 
     slowed(monkeypatch, service, ("get_challenge", "join_table", "leave_table", "start_table",
                                   "add_computer"))

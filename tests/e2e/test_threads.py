@@ -124,7 +124,7 @@ async def test_without_thread_permissions_games_stay_in_the_channel_with_one_not
 
 async def test_threads_can_be_switched_off(world: World, no_error_logs) -> None:
     assert world.bot is not None
-    await world.bot.service.update_settings(world.guild.id, use_threads=0)
+    await world.bot.service.inviting.update_settings(world.guild.id, use_threads=0)
     await start_challenge(world, "kings")
     assert world.threads() == []
     assert not [m for m in world.in_channel() if "Create Public Threads" in m.content]

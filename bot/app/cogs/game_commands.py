@@ -1,4 +1,4 @@
-"""Slash commands for playing: thin adapters from Discord to the ``GameService``.
+"""Slash commands for playing: thin adapters from Discord to the game services.
 
 Each command answers first (a deferred response: Discord gives up on an interaction that is not
 answered within 3 s, and saving, drawing or loading may take longer under load), then parses
@@ -10,9 +10,8 @@ private reply through the tree's error handler (see ``client.SpiteTree``), which
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -21,10 +20,10 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from bot.games.game_service import ChallengeExpired, LiveGame, UserError, parse_target_token
+from bot.games.finishing import Resignation
+from bot.games.live_game import LiveGame, parse_target_token
 from bot.money.amounts import AmountError, format_amount, parse_amount
 from bot.pictures.text import (
-    EXPIRED,
     HELP_TEXT,
     PASS_HINT,
     plural,
@@ -33,21 +32,14 @@ from bot.pictures.text import (
     source_label,
     target_label,
 )
-from bot.storage import ChallengeRow, DatabaseUnavailable, GuildSettings
-from engine import RuleSet, View
+from bot.storage import DatabaseUnavailable, GuildSettings
+from bot.user_errors import UserError
+from engine import MAX_PLAYERS, MIN_PLAYERS, View
 
 from ..host import Host, Interaction
+from ..invitations import post_invitation
 from ..retry import describe, with_retries
-from ..ui import (
-    Controls,
-    ResignButton,
-    TableLevelSelect,
-    answer,
-    challenge_controls,
-    hand_payload,
-    table_controls,
-    think,
-)
+from ..ui import Controls, ResignButton, answer, hand_payload, make_move, think
 
 if TYPE_CHECKING:
     from bot.games.game_service import GameService
@@ -114,36 +106,11 @@ def _within(value: float | None, low: float, high: float, what: str) -> None:
         raise UserError(f"The {what} must be between {low:g} and {high:g}.")
 
 
-def _terms(rules: RuleSet) -> str:
-    parts = [rules.name]
-    if rules.name == "classic" and not rules.refill_empty_hand:
-        parts.append("no refill of an emptied hand")
-    if rules.name == "kings" and not rules.king_starts_stack:
-        parts.append("Kings can't start a centre stack")
-    target = rules.match_target
-    parts.append(f"first to {plural(target, 'point')}" if target else "one game")
-    return " · ".join(parts)
-
-
-def _settled_embed(message: discord.Message | None, status: str) -> discord.Embed | None:
-    """The challenge's embed once answered: the terms stay, the expiry line goes."""
-    if message is None or not message.embeds:
-        return None
-    embed = message.embeds[0].copy()
-    lines = (embed.description or "").splitlines()
-    embed.description = "\n".join([line for line in lines if not line.startswith("Expires")]
-                                  + [status])
-    return embed
-
-
 class GamesCog(commands.Cog):
     """Challenges, moves, the board and the settings."""
 
     def __init__(self, bot: Host) -> None:
         self.bot = bot
-        # Per challenge or table of three or four: its message's lock, and how many clicks
-        # hold or wait for it.
-        self._message_edits: dict[int, tuple[asyncio.Lock, int]] = {}
 
     @property
     def service(self) -> GameService:
@@ -176,241 +143,24 @@ class GamesCog(commands.Cog):
         level = _one_of(level, LEVELS, "level")
         await think(interaction, private=False)
         me = interaction.user
-        settings = await self.service.settings(interaction.guild_id)
+        settings = await self.service.inviting.settings(interaction.guild_id)
         rule_name = rules or settings.default_rules
         others = [m for m in (opponent, opponent2, opponent3) if m is not None]
-        if len(others) > 1:
-            people = [m for m in others if m.id != self.bot.computer_id]
-            stakes = self.bot.ledger.stakes(settings, rule_name, stake, per_card) \
-                if people else (0, 0)
-            group = await self.service.challenge_group(
-                guild_id=interaction.guild_id, channel_id=interaction.channel_id,
-                host=(me.id, me.display_name),
-                invited=[(m.id, m.display_name, m.bot) for m in others], rules_name=rules,
-                stakes=stakes, target=target, level=level or "normal")
-            await self._post_challenge(interaction, group, settings.points_only)
-            return
-        if opponent.id == self.bot.computer_id and stake is None and per_card is None:
-            stakes = (0, 0)
-        else:
-            stakes = self.bot.ledger.stakes(settings, rule_name, stake, per_card)
-        result = await self.service.challenge(
-            guild_id=interaction.guild_id,
-            channel_id=interaction.channel_id,
-            challenger_id=me.id,
-            opponent_id=opponent.id,
-            opponent_is_bot=opponent.bot,
-            rules_name=rules,
-            names=(me.display_name, "Computer" if opponent.id == self.bot.computer_id
-                   else opponent.display_name),
-            stakes=stakes,
-            target=target,
-            level=level or "normal",
-        )
-        await self._post_challenge(interaction, result, settings.points_only)
-
-    async def _post_challenge(self, interaction: Interaction, result: ChallengeRow | LiveGame,
-                              points_only: bool) -> None:
-        """Answer a (re)challenge: the challenge with its buttons, or a computer game begun."""
-        me = interaction.user
-        if isinstance(result, LiveGame):
-            facts = self.service.facts(result)
-            message = await answer(
-                interaction, private=False,
-                content=f"{me.mention} is playing against the computer "
-                        f"({result.terms.computer_level}; {_terms(facts.rules)}). Good luck!",
-                allowed_mentions=discord.AllowedMentions.none(),
-            )
-            await self.bot.game_started(result, origin_message_id=message.id)
-            return
-        row = result
-        terms = _terms(RuleSet.from_dict(row.rules)) + " · " + self.bot.ledger.terms(
-            row.stake_cents, row.per_card_cents, row.currency, points_only)
-        if row.group:
-            waiting = [s.user_id for s in row.seated if not s.accepted]
-            mentions = {"content": " ".join(f"<@{u}>" for u in waiting)} if waiting else {}
-            message = await answer(
-                interaction, private=False, **mentions,
-                embed=self._group_embed(row, terms),
-                view=(table_controls(row.id) if row.kind == "table"
-                      else challenge_controls(row.id)),
-                allowed_mentions=discord.AllowedMentions(
-                    users=[discord.Object(u) for u in waiting]))
-            await self.service.set_challenge_message(row.id, message.id)
-            return
-        embed = discord.Embed(
-            title="A challenge!",
-            description=(f"{me.mention} challenges <@{row.opponent_id}> to Spite & Malice.\n"
-                         f"**Terms:** {terms}\n"
-                         f"Expires <t:{int(row.expires_at)}:R>."),
-            colour=0xF5C542,
-        )
-        message = await answer(
-            interaction, private=False,
-            content=f"<@{row.opponent_id}>", embed=embed, view=challenge_controls(row.id),
-            allowed_mentions=discord.AllowedMentions(users=[discord.Object(row.opponent_id)]),
-        )
-        await self.service.set_challenge_message(row.id, message.id)
-
-    async def on_rematch(self, interaction: Interaction, game_id: int) -> None:
-        """Rematch on a result: the same terms to the same opponent, as a new challenge."""
-        await think(interaction, private=False)
-        live = await self.service.game(game_id)
-        seat = self.service.seat(live, interaction.user.id)
-        names = (live.names[seat], live.names[1 - seat]) if len(live.names) == 2 else \
-            (live.names[seat], "")
-        result = await self.service.rematch(game_id, interaction.user.id, names)
-        settings = await self.service.settings(live.terms.guild_id)
-        await self._post_challenge(interaction, result, settings.points_only)
-
-    async def on_challenge_button(
-        self, interaction: Interaction, challenge_id: int, action: str
-    ) -> None:
-        """Accept, decline or cancel (called by the challenge buttons)."""
-        await interaction.response.defer()
-        user = interaction.user.id
-        live: LiveGame | None = None
-        try:
-            if (await self.service.get_challenge(challenge_id)).group:
-                await self._group_button(interaction, challenge_id, action)
-                return
-            if action == "accept":
-                row, live = await self.service.accept(challenge_id, user)
-                text = f"✅ <@{row.opponent_id}> accepted: game on! The board is below."
-                status = "**Accepted.**"
-            elif action == "decline":
-                row = await self.service.decline(challenge_id, user)
-                text = f"<@{row.opponent_id}> declined the challenge."
-                status = "**Declined.**"
-            else:
-                row = await self.service.cancel(challenge_id, user)
-                text = f"<@{row.challenger_id}> withdrew the challenge."
-                status = "**Withdrawn.**"
-        except ChallengeExpired:
-            await interaction.edit_original_response(
-                content=EXPIRED, embed=None, view=challenge_controls(challenge_id, disabled=True))
-            raise
-        if live is not None:
-            # The game's thread opens from this message; the message then says where to play.
-            assert interaction.message is not None
-            thread = await self.bot.game_started(live, origin_message_id=interaction.message.id)
-            if thread is not None:
-                text = f"✅ <@{row.opponent_id}> accepted: game on in <#{thread}>!"
-        await interaction.edit_original_response(
-            content=text, embed=_settled_embed(interaction.message, status),
-            view=challenge_controls(challenge_id, disabled=True),
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
+        computer = self.bot.computer_id
+        # The computer plays for nothing: against it alone, no stakes unless some are asked for
+        # (which it then refuses).
+        stakes = (self.bot.ledger.stakes(settings, rule_name, stake, per_card)
+                  if any(m.id != computer for m in others) or stake is not None
+                  or per_card is not None else (0, 0))
+        result = await self.service.inviting.invite(
+            guild_id=interaction.guild_id, channel_id=interaction.channel_id,
+            host=(me.id, me.display_name),
+            invited=[(m.id, "Computer" if m.id == computer else m.display_name, m.bot)
+                     for m in others],
+            rules_name=rules, stakes=stakes, target=target, level=level or "normal")
+        await post_invitation(interaction, result, settings.points_only)
 
     # ------------------------------------------------------------------ tables of 3 or 4
-
-    def _group_embed(self, row: ChallengeRow, terms: str | None = None,
-                     status: str | None = None, live: LiveGame | None = None
-                     ) -> discord.Embed:
-        """A challenge of three or four, or an open table: its terms and its seats."""
-        if terms is None:
-            terms = _terms(RuleSet.from_dict(row.rules)) + " · " + self.bot.ledger.terms(
-                row.stake_cents, row.per_card_cents, row.currency)
-        lines = []
-        for n in range(row.seats):
-            if n < len(row.seated):
-                seat = row.seated[n]
-                who = (f"the computer ({row.computer_level})"
-                       if seat.user_id == self.bot.computer_id else f"<@{seat.user_id}>")
-                mark = "✅" if seat.accepted else "⏳ invited"
-                host = " (host)" if n == 0 else ""
-                lines.append(f"{n + 1}. {who}{host} {mark}")
-            else:
-                lines.append(f"{n + 1}. — free —")
-        if row.kind == "table" and live is not None:
-            title = f"A table for {len(live.players)}"
-            where = f"in <#{live.thread_id}>" if live.thread_id is not None else "below"
-            head = f"<@{row.challenger_id}>'s table is playing {where}."
-        elif row.kind == "table":
-            title = f"An open table for {row.seats}!"
-            head = (f"<@{row.challenger_id}> is looking for players. Press **Join** to sit "
-                    "down; it starts when the table is full, or when the host presses "
-                    "**Start**.")
-        else:
-            title = f"A challenge for {row.seats}!"
-            head = (f"<@{row.challenger_id}> challenges "
-                    + ", ".join(f"<@{s.user_id}>" for s in row.seated[1:]
-                                if s.user_id != self.bot.computer_id)
-                    + " to Spite & Malice. Everyone must accept.")
-        tail = status or f"Expires <t:{int(row.expires_at)}:R>."
-        return discord.Embed(
-            title=title, colour=0xF5C542,
-            description=f"{head}\n**Terms:** {terms}\n**Seats:**\n" + "\n".join(lines)
-                        + f"\n{tail}")
-
-    @contextlib.asynccontextmanager
-    async def _editing(self, challenge_id: int) -> AsyncIterator[None]:
-        """One click at a time edits a group challenge's or a table's message, so that the edit
-        made for an earlier click (slow to reach Discord, say) can't land after the one that
-        started the game and show it open again."""
-        lock, users = self._message_edits.get(challenge_id, (asyncio.Lock(), 0))
-        self._message_edits[challenge_id] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._message_edits[challenge_id]
-            if users == 1:
-                del self._message_edits[challenge_id]
-            else:
-                self._message_edits[challenge_id] = (lock, users - 1)
-
-    async def _latest(self, row: ChallengeRow, live: LiveGame | None) -> ChallengeRow | None:
-        """The row to show for a click that didn't start the game (called while editing): as
-        the database has it now, or None once the game has begun (the click that began it
-        shows that)."""
-        if live is not None:
-            return row
-        latest = await self.service.get_challenge(row.id)
-        return None if latest.status == "accepted" else latest
-
-    async def _group_button(self, interaction: Interaction, challenge_id: int, action: str
-                            ) -> None:
-        """A click on a challenge of three or four (the message is deferred already)."""
-        user = interaction.user.id
-        live: LiveGame | None = None
-        controls = challenge_controls(challenge_id)
-        try:
-            if action == "accept":
-                row, live = await self.service.accept_seat(challenge_id, user)
-                text = f"<@{user}> accepted." if live is None else None
-            elif action == "decline":
-                row = await self.service.decline(challenge_id, user)
-                text = f"<@{user}> declined: the challenge is off."
-            else:
-                row = await self.service.cancel(challenge_id, user)
-                text = f"<@{row.challenger_id}> withdrew the challenge."
-        except ChallengeExpired:
-            await interaction.edit_original_response(
-                content=EXPIRED, embed=None, view=challenge_controls(challenge_id, disabled=True))
-            raise
-        async with self._editing(challenge_id):
-            latest = await self._latest(row, live)
-            if latest is None:
-                return
-            row = latest
-            status = None
-            if live is not None or row.status != "open":
-                controls = challenge_controls(challenge_id, disabled=True)
-                status = {"accepted": "**Accepted by everyone.**", "declined": "**Declined.**",
-                          "cancelled": "**Withdrawn.**"}.get(row.status, "")
-            if live is not None:
-                assert interaction.message is not None
-                text = await self._started_text(live, interaction.message.id)
-            await interaction.edit_original_response(
-                content=text, embed=self._group_embed(row, status=status), view=controls,
-                allowed_mentions=discord.AllowedMentions.none())
-
-    async def _started_text(self, live: LiveGame, origin_message_id: int) -> str:
-        thread = await self.bot.game_started(live, origin_message_id=origin_message_id)
-        people = " ".join(f"<@{u}>" for u in live.players if u != self.bot.computer_id)
-        where = f"in <#{thread}>" if thread is not None else "below"
-        return f"✅ {people}: game on {where}!"
 
     @app_commands.command(name="table", description="Post an open table anyone may join "
                                                     "(two to four seats).")
@@ -424,98 +174,29 @@ class GamesCog(commands.Cog):
     @app_commands.guild_only()
     async def table(
         self, interaction: Interaction, rules: str | None = None,
-        seats: app_commands.Range[int, 2, 4] = 4, stake: str | None = None,
+        seats: app_commands.Range[int, MIN_PLAYERS, MAX_PLAYERS] = MAX_PLAYERS,
+        stake: str | None = None,
         per_card: str | None = None, target: app_commands.Range[int, 1, 1000] | None = None,
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         rules = _one_of(rules, RULE_NAMES, "rule set")
-        _within(seats, 2, 4, "number of seats")
         await think(interaction, private=False)
         me = interaction.user
-        settings = await self.service.settings(interaction.guild_id)
+        settings = await self.service.inviting.settings(interaction.guild_id)
         stakes = self.bot.ledger.stakes(settings, rules or settings.default_rules, stake,
                                         per_card)
-        row = await self.service.open_table(
+        row = await self.service.inviting.open_table(
             guild_id=interaction.guild_id, channel_id=interaction.channel_id,
             host=(me.id, me.display_name), seats=seats, rules_name=rules, stakes=stakes,
             target=target)
-        await self._post_challenge(interaction, row, settings.points_only)
-
-    async def on_table_button(self, interaction: Interaction, table_id: int, action: str
-                              ) -> None:
-        """Join, Leave, Add computer or Start (called by the table's buttons)."""
-        user = interaction.user
-        if action == "computer":
-            await think(interaction, private=True)  # answer first: the table is read next
-            row = await self.service.get_challenge(table_id)
-            if user.id != row.challenger_id:
-                raise UserError("Only the host of the table can add the computer.")
-            if row.status != "open":
-                raise UserError("This table is no longer open.")
-            view = Controls()
-            view.add_item(TableLevelSelect.build(table_id))
-            await answer(interaction, private=True,
-                         content="Which level should the computer play at?", view=view)
-            return
-        await interaction.response.defer()
-        live: LiveGame | None = None
-        try:
-            if action == "join":
-                row, live = await self.service.join_table(table_id, user.id, user.display_name)
-            elif action == "leave":
-                row = await self.service.leave_table(table_id, user.id)
-            else:
-                row, live = await self.service.start_table(table_id, user.id)
-        except ChallengeExpired:
-            await interaction.edit_original_response(
-                content=EXPIRED, embed=None, view=table_controls(table_id, disabled=True))
-            raise
-        assert interaction.message is not None
-        await self._show_table(row, live, interaction.message.id,
-                               interaction.edit_original_response)
-
-    async def on_table_level(self, interaction: Interaction, table_id: int, level: str) -> None:
-        """The host chose the computer's level (on his private menu): it sits down."""
-        await interaction.response.defer()
-        level = _one_of(level, LEVELS, "level") or "normal"
-        row, live = await self.service.add_computer(table_id, interaction.user.id, level)
-        await interaction.edit_original_response(
-            content=f"The computer ({level}) has taken a seat.", view=None)
-        if row.message_id is None:
-            return
-        message = self.bot.get_partial_messageable(row.channel_id).get_partial_message(
-            row.message_id)
-        await self._show_table(row, live, row.message_id, message.edit)
-
-    async def _show_table(self, row: ChallengeRow, live: LiveGame | None, message_id: int,
-                          edit: Any) -> None:
-        """Bring the table's message up to date (``edit`` edits it); a game begun opens its
-        thread from it."""
-        async with self._editing(row.id):
-            latest = await self._latest(row, live)
-            if latest is None:
-                return
-            row = latest
-            text = None
-            controls = table_controls(row.id)
-            status = None
-            if live is not None:
-                text = await self._started_text(live, message_id)
-                controls = table_controls(row.id, disabled=True)
-                status = "**Started.**"
-            elif row.status != "open":
-                text = f"<@{row.challenger_id}> closed the table."
-                controls = table_controls(row.id, disabled=True)
-                status = "**Closed.**"
-            await edit(content=text, embed=self._group_embed(row, status=status, live=live),
-                       view=controls, allowed_mentions=discord.AllowedMentions.none())
+        await post_invitation(interaction, row, settings.points_only)
 
     # ------------------------------------------------------------------ playing
 
     async def _game(self, interaction: Interaction, game: int | None) -> LiveGame:
         assert interaction.channel_id is not None
-        return await self.service.find_game(interaction.user.id, interaction.channel_id, game,
-                                            guild_id=interaction.guild_id)
+        return await self.service.live.find_game(interaction.user.id, interaction.channel_id,
+                                                 game, guild_id=interaction.guild_id)
 
     @app_commands.command(name="hand", description="See your hand privately, and move from it.")
     @app_commands.describe(game="Which game (if you have several here)")
@@ -543,23 +224,21 @@ class GamesCog(commands.Cog):
         live = await self._game(interaction, game)
         if card.strip().lower() == PASS_TOKEN:
             # The autocomplete hint (or a typed "pass"): passing has its own command.
-            can_move = self.service.legal_sources(live, interaction.user.id)
+            can_move = self.service.playing.legal_sources(live, interaction.user.id)
             raise UserError("To end your turn without discarding, use /pass." if can_move
                             else PASS_HINT)
-        target = parse_target_token(to, self.service.facts(live).rules.centre_stacks)
-        outcome = await self.service.play(live.id, interaction.user.id, f"{card.strip()}>{target}")
-        note = f"✅ {outcome.game.last_moves[-1]}" if outcome.game.last_moves else "✅ Done."
-        await answer(interaction, private=True,
-                     **await hand_payload(self.bot, outcome.game, interaction.user.id, note=note))
+        target = parse_target_token(to, self.service.live.facts(live).rules.centre_stacks)
+        await answer(interaction, private=True, **await make_move(
+            self.bot, live.id, interaction.user.id, f"{card.strip()}>{target}"))
 
     @play.autocomplete("card")
     async def _card_choices(self, interaction: Interaction, current: str) -> list[Choice[str]]:
         live = await self._autocomplete_game(interaction)
         if live is None:
             return []
-        view = self.service.view(live, interaction.user.id)
+        view = self.service.live.view(live, interaction.user.id)
         out = []
-        for move in self.service.legal_sources(live, interaction.user.id):
+        for move in self.service.playing.legal_sources(live, interaction.user.id):
             token = move.source_token
             name = source_label(move, view)
             if current.strip().lower() in (token.lower() + " " + name.lower()):
@@ -574,11 +253,11 @@ class GamesCog(commands.Cog):
         if live is None:
             return []
         source = str(getattr(interaction.namespace, "card", "") or "")
-        view = self.service.view(live, interaction.user.id)
+        view = self.service.live.view(live, interaction.user.id)
         if source.strip().lower() == PASS_TOKEN and _only_pass(view):
             return [Choice(name=PASS_HINT, value=PASS_TOKEN)]
         out = []
-        for move in self.service.legal_targets(live, interaction.user.id, source):
+        for move in self.service.playing.legal_targets(live, interaction.user.id, source):
             name = target_label(move, view)
             if current.strip().lower() in (move.target_token.lower() + " " + name.lower()):
                 out.append(Choice(name=name[:100], value=move.target_token))
@@ -598,30 +277,22 @@ class GamesCog(commands.Cog):
     async def pass_(self, interaction: Interaction, game: int | None = None) -> None:
         await think(interaction, private=True)
         live = await self._game(interaction, game)
-        outcome = await self.service.play(live.id, interaction.user.id, "pass")
-        await answer(interaction, private=True,
-                     **await hand_payload(self.bot, outcome.game, interaction.user.id,
-                                          note="✅ You passed."))
+        await answer(interaction, private=True, **await make_move(
+            self.bot, live.id, interaction.user.id, "pass", note="✅ You passed."))
 
-    @app_commands.command(name="resign", description="Give up your game (asks first).")
+    @app_commands.command(name="resign", description="Give up your game or match, or leave "
+                                                     "your seat at a table (asks first).")
     @app_commands.describe(game="Which game (if several)")
     @app_commands.guild_only()
     async def resign(self, interaction: Interaction, game: int | None = None) -> None:
         await think(interaction, private=True)
         live = await self._game(interaction, game)
-        if live.finished:
-            raise UserError("This game is over.")
+        # What it would do, worked out now without doing it: the question says it all.
+        said = self.service.finishing.resignation(live, interaction.user.id)
         view = Controls()
         view.add_item(ResignButton(live.id))
-        seat = self.service.seat(live, interaction.user.id)
-        if len(live.names) == 2:
-            content = (f"Really give up your game against {live.names[1 - seat]}? This can't "
-                       "be undone.")
-        else:
-            others = ", ".join(n for s, n in enumerate(live.names) if s != seat)
-            content = (f"Really leave your game with {others}? You lose with the cards left "
-                       "in your pay-off pile, and the others play on. This can't be undone.")
-        await answer(interaction, private=True, content=content, view=view)
+        await answer(interaction, private=True,
+                     content=resign_question(said, live.names, live.players), view=view)
 
     @app_commands.command(name="board", description="Post the board of your game again.")
     @app_commands.describe(game="Which game (if several)")
@@ -656,7 +327,7 @@ class GamesCog(commands.Cog):
         assert interaction.guild_id is not None
         await think(interaction, private=True)
         me = interaction.user.id
-        games = await self.service.user_games(me, interaction.guild_id)
+        games = await self.service.live.user_games(me, interaction.guild_id)
         if not games:
             await answer(interaction, private=True,
                          content="You have no open games. Start one with `/challenge`.")
@@ -669,7 +340,7 @@ class GamesCog(commands.Cog):
             where = (f"https://discord.com/channels/{live.terms.guild_id}/{live.board_channel_id}/"
                      f"{live.board_message_id}" if live.board_message_id
                      else f"<#{live.board_channel_id}>")
-            rules = self.service.facts(live).rules.name
+            rules = self.service.live.facts(live).rules.name
             others = ", ".join(n for s, n in enumerate(live.names) if s != seat)
             lines.append(f"**#{live.id}** {rules} vs {others} · "
                          f"{turn} · {where}")
@@ -684,7 +355,7 @@ class GamesCog(commands.Cog):
         name = _one_of(rules, RULE_NAMES, "rule set")
         if name is None and interaction.guild_id:
             await think(interaction, private=True)
-            name = (await self.service.settings(interaction.guild_id)).default_rules
+            name = (await self.service.inviting.settings(interaction.guild_id)).default_rules
             await answer(interaction, private=True, content=rules_text(name))
             return
         await interaction.response.send_message(rules_text(name or "kings"), ephemeral=True)
@@ -773,18 +444,74 @@ class GamesCog(commands.Cog):
             if not interaction.permissions.manage_guild:
                 raise UserError("Only members with the Manage Server permission can change the "
                                 "settings. Anyone may look: run `/settings` with no options.")
-            current = await self.service.settings(interaction.guild_id)
+            current = await self.service.inviting.settings(interaction.guild_id)
             reminder = changes.get("reminder_s", current.reminder_s)
             claim = changes.get("claim_s", current.claim_s)
             if claim <= reminder:
                 raise UserError("The claim time must be longer than the reminder time. "
                                 "Nothing was changed.")
-            settings = await self.service.update_settings(interaction.guild_id, **changes)
+            settings = await self.service.inviting.update_settings(interaction.guild_id, **changes)
             head = "Settings changed (games already going keep theirs):"
         else:
-            settings = await self.service.settings(interaction.guild_id)
+            settings = await self.service.inviting.settings(interaction.guild_id)
             head = "This server's settings:"
         await answer(interaction, private=True, content=f"{head}\n{_settings_text(settings)}")
+
+
+def _names(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def resign_question(said: Resignation, names: Sequence[str], players: Sequence[int]) -> str:
+    """The question before a resignation: exactly what it will do (the match or the game, the
+    score, the money), so that nobody presses Yes on a guess."""
+    me = said.seat
+    cur = said.currency
+    others = [n for s, n in enumerate(names) if s != me]
+    if len(names) == 2:
+        standing = f"{names[0]} {said.scores[0]} – {said.scores[1]} {names[1]}"
+    else:
+        standing = ", ".join(f"{n} {v}" for n, v in zip(names, said.scores, strict=True))
+    what = "the match" if said.target is not None else "the game"
+    goal = f" (first to {plural(said.target, 'point')})" if said.target is not None else ""
+    if len(names) == 2:
+        head = (f"Really resign the match against {others[0]}?" if said.target is not None
+                else f"Really give up your game against {others[0]}?")
+    else:
+        head = f"Really leave your game with {_names(others)}?"
+    lines = [head]
+    if said.match_over:
+        if said.winner is None:
+            lines.append(f"That ends {what} now, level: {standing}{goal}.")
+        else:
+            lines.append(f"That ends {what} now. {names[said.winner]} wins {what}: "
+                         f"{standing}{goal}.")
+        paid = [e for e in said.entries if e.amount_cents > 0]
+        for e in paid:
+            debtor = "You pay" if e.debtor_id == players[me] else \
+                f"{names[players.index(e.debtor_id)]} pays"
+            lines.append(f"💸 {debtor} {names[players.index(e.creditor_id)]} "
+                         f"{format_amount(e.amount_cents, cur)} for it.")
+        if not paid:
+            lines.append("No money changes hands.")
+    else:
+        playing = _names([names[s] for s in said.playing_on])
+        score = f"; the score now: {standing}" if said.target is not None else ""
+        lines.append(f"You leave {what}: you give up your seat, and the others play on. "
+                     f"{playing} play on for {what}{goal}{score}.")
+        if said.stake_cents or said.per_card_cents:
+            stake = format_amount(said.stake_cents, cur)
+            if said.owed_if_lost is not None:
+                owed = (f"{format_amount(said.owed_if_lost, cur)} ({stake} plus "
+                        f"{format_amount(said.per_card_cents, cur)} a card left in your "
+                        "pay-off pile)")
+            else:
+                owed = (f"{stake} plus {format_amount(said.per_card_cents, cur)} a point of "
+                        "the winner's lead over you (if any)")
+            lines.append(f"💸 When it ends you pay the winner {owed}; nothing if it ends "
+                         "level.")
+    lines.append("This can't be undone.")
+    return "\n".join(lines)
 
 
 def _only_pass(view: View) -> bool:
