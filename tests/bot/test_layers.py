@@ -56,7 +56,7 @@ def test_no_import_circles_in_bot() -> None:
 
 
 def test_the_discord_side_never_touches_the_engines_game() -> None:
-    # The board, buttons, commands and client get views (``GameService.facts``/``view``),
+    # The board, buttons, commands and client get views (``LiveGames.facts``/``view``),
     # never ``LiveGame.match``: a hidden card can't reach a message or a picture by accident.
     presentation = sorted((BOT / "app").rglob("*.py"))
     touching = []
