@@ -431,8 +431,11 @@ def _group_result(result: Result, names: Sequence[str]) -> str:
     elif result.reason is EndReason.RESIGNED:
         why = ": everyone else left the game."
     elif result.reason is EndReason.STALEMATE:
+        # Rule 26: a leaver's margin is his pay-off count when he left, not a difference.
         why = (f" (stalemate: a whole round without a play; {winner} has the fewest pay-off "
-               "cards, and each margin is the difference).")
+               "cards, and each margin is the difference"
+               + (", a leaver's his pay-off cards when he left"
+                  if any(s in leavers for s, _ in losers) else "") + ").")
     else:
         why = "."
     lost = ", ".join(margin(k, s, m) for k, (s, m) in enumerate(losers)) + "."

@@ -271,3 +271,15 @@ def test_the_modules_examples_hold() -> None:
 
     tried = doctest.testmod(engine.describe)
     assert tried.attempted and not tried.failed
+
+
+def test_a_stalemate_with_a_leaver_says_how_his_margin_is_counted() -> None:
+    # Rule 26: a leaver's margin is his pay-off count when he left, not the difference.
+    names = ("Ann", "Bob", "Cat")
+    stayed = Result(0, 7, EndReason.STALEMATE, (3, 5, 9), margins=(None, 2, 5))
+    assert describe_result(stayed, names).endswith(
+        "cards, and each margin is the difference). Bob loses by 2, Cat by 5.")
+    left = Result(0, 11, EndReason.STALEMATE, (3, 5, 9), margins=(None, 2, 9), left=(2,))
+    assert describe_result(left, names).endswith(
+        "cards, and each margin is the difference, a leaver's his pay-off cards when he "
+        "left). Bob loses by 2, Cat by 9 (left the game).")
