@@ -314,7 +314,8 @@ class SpiteBot(Host):
         step = ["stopping the background work"]
         # A stop must end within docker's 10 s; one that does not says where it is stuck.
         slow = loop.call_later(STOP_SECONDS + 1, lambda: log.warning(
-            "stopping takes longer than %.0f s: still %s", STOP_SECONDS + 1, step[0]))
+            "stopping takes longer than %.0f s: still %s (tasks running: %s)",
+            STOP_SECONDS + 1, step[0], _where_tasks_are()))
         try:
             await self._stop_steps(step)
         finally:
@@ -764,6 +765,29 @@ async def run(config: Config) -> None:
             loop.remove_signal_handler(signum)
         if database is not None:
             database.close()
+
+
+def _where_tasks_are() -> str:
+    """Each unfinished task and where it waits (innermost frame outside asyncio, then its)."""
+
+    def at(frame: Any) -> str:
+        return f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno}"
+
+    places: list[str] = []
+    for task in asyncio.all_tasks():
+        if task.done():
+            continue
+        frames, awaited = [], cast(Any, task.get_coro())
+        while awaited is not None:  # down the chain of awaits
+            if getattr(awaited, "cr_frame", None) is not None:
+                frames.append(awaited.cr_frame)
+            awaited = getattr(awaited, "cr_await", None)
+        ours = [f for f in frames if "/asyncio/" not in f.f_code.co_filename]
+        where = at(ours[-1]) if ours else "?"
+        if frames and (not ours or frames[-1] is not ours[-1]):
+            where += f" > {at(frames[-1])}"
+        places.append(f"{task.get_name()} at {where}")
+    return "; ".join(sorted(places))
 
 
 _closing: set[asyncio.Task[None]] = set()  # a strong reference while the stop runs

@@ -57,6 +57,7 @@ async def test_a_stop_stuck_past_dockers_limit_says_where(
 
         await asyncio.wait_for(warned(), timeout=30)  # a guard against a hang, not a wait
         assert "still closing the database" in caplog.text
+        assert "test_stop_waits.py" in caplog.text  # where each task waits (the stuck close)
         release.set()
         await stop
     assert caplog.text.rstrip().endswith("stopped")
