@@ -49,6 +49,7 @@ from .invitations import challenge_controls, result_controls, table_controls
 from .options import misread_option
 from .result_money import money_words
 from .retry import describe, retryable, with_retries
+from .stopping_tasks import cancel_until_done, where_tasks_are
 from .ui import (
     DYNAMIC_ITEMS,
     ClaimButton,
@@ -315,7 +316,7 @@ class SpiteBot(Host):
         # A stop must end within docker's 10 s; one that does not says where it is stuck.
         slow = loop.call_later(STOP_SECONDS + 1, lambda: log.warning(
             "stopping takes longer than %.0f s: still %s (tasks running: %s)",
-            STOP_SECONDS + 1, step[0], _where_tasks_are()))
+            STOP_SECONDS + 1, step[0], where_tasks_are()))
         try:
             await self._stop_steps(step)
         finally:
@@ -329,12 +330,10 @@ class SpiteBot(Host):
         def left(at_most: float) -> float:
             return max(0.1, min(at_most, deadline - loop.time()))
 
-        self.housekeeping.cancel()
+        self.housekeeping.stop()  # ends the loop after its round even if a cancel is lost
         ticker = self.housekeeping.get_task()
         owned = [t for t in (ticker, *self._computer_tasks.values(), *self._tasks) if t]
-        for task in owned:
-            task.cancel()
-        await asyncio.gather(*owned, return_exceptions=True)
+        await cancel_until_done(owned, timeout=left(STOP_SECONDS * 0.3))
         step[0] = "waiting for the running interactions"
         # A player waits for each running interaction; boards come after them.
         await self._wait_for_interactions(timeout=left(STOP_SECONDS * 0.6))
@@ -765,29 +764,6 @@ async def run(config: Config) -> None:
             loop.remove_signal_handler(signum)
         if database is not None:
             database.close()
-
-
-def _where_tasks_are() -> str:
-    """Each unfinished task and where it waits (innermost frame outside asyncio, then its)."""
-
-    def at(frame: Any) -> str:
-        return f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno}"
-
-    places: list[str] = []
-    for task in asyncio.all_tasks():
-        if task.done():
-            continue
-        frames, awaited = [], cast(Any, task.get_coro())
-        while awaited is not None:  # down the chain of awaits
-            if getattr(awaited, "cr_frame", None) is not None:
-                frames.append(awaited.cr_frame)
-            awaited = getattr(awaited, "cr_await", None)
-        ours = [f for f in frames if "/asyncio/" not in f.f_code.co_filename]
-        where = at(ours[-1]) if ours else "?"
-        if frames and (not ours or frames[-1] is not ours[-1]):
-            where += f" > {at(frames[-1])}"
-        places.append(f"{task.get_name()} at {where}")
-    return "; ".join(sorted(places))
 
 
 _closing: set[asyncio.Task[None]] = set()  # a strong reference while the stop runs

@@ -5,6 +5,7 @@ answer to a click no button of the bot claimed)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 import discord
@@ -61,3 +62,42 @@ async def test_a_stop_stuck_past_dockers_limit_says_where(
         release.set()
         await stop
     assert caplog.text.rstrip().endswith("stopped")
+
+
+async def test_a_task_that_loses_its_cancel_is_cancelled_again() -> None:
+    from bot.app.stopping_tasks import cancel_until_done
+
+    lost = asyncio.Event()
+
+    async def loses_the_first_cancel() -> None:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            lost.set()  # as a wait_for whose result came with the cancel: it goes on
+        await asyncio.sleep(3600)
+
+    task = asyncio.create_task(loses_the_first_cancel())
+    await asyncio.sleep(0)
+    await asyncio.wait_for(cancel_until_done([task], timeout=60), timeout=60)
+    assert lost.is_set() and task.cancelled()
+
+
+async def test_a_task_that_never_stops_is_left_after_the_timeout(
+        caplog: pytest.LogCaptureFixture) -> None:
+    from bot.app.stopping_tasks import cancel_until_done
+
+    release = asyncio.Event()
+
+    async def never_stops() -> None:
+        while not release.is_set():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(3600)
+
+    task = asyncio.create_task(never_stops(), name="stubborn")
+    await asyncio.sleep(0)
+    with caplog.at_level(logging.WARNING, logger="bot.app.stopping_tasks"):
+        await asyncio.wait_for(cancel_until_done([task], timeout=0.2), timeout=60)
+    assert not task.done() and "did not stop when cancelled: stubborn" in caplog.text
+    release.set()
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
