@@ -29,6 +29,7 @@ async def cancel_until_done(tasks: Iterable[asyncio.Task[Any]], timeout: float) 
     named in a warning, and left)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
+    tasks = list(tasks)
     pending = {task for task in tasks if not task.done()}
     while pending:
         for task in pending:
@@ -37,6 +38,9 @@ async def cancel_until_done(tasks: Iterable[asyncio.Task[Any]], timeout: float) 
         if left <= 0:
             break
         _, pending = await asyncio.wait(pending, timeout=min(AGAIN_EVERY, left))
+    for task in tasks:
+        if task.done() and not task.cancelled():
+            task.exception()  # each failure was logged by its owner; don't log it again
     if pending:
         log.warning("%d background tasks did not stop when cancelled: %s", len(pending),
                     ", ".join(sorted(task.get_name() for task in pending)))

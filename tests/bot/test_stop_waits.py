@@ -101,3 +101,21 @@ async def test_a_task_that_never_stops_is_left_after_the_timeout(
     release.set()
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_a_task_that_failed_before_the_stop_is_not_logged_again(
+        caplog: pytest.LogCaptureFixture) -> None:
+    import gc
+
+    from bot.app.stopping_tasks import cancel_until_done
+
+    async def fails() -> None:
+        raise RuntimeError("a bug, logged by its owner")
+
+    task = asyncio.create_task(fails())
+    await asyncio.wait({task})
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        await cancel_until_done([task], timeout=1)
+        del task
+        gc.collect()
+    assert "never retrieved" not in caplog.text
