@@ -46,7 +46,7 @@ from engine import View
 
 from .board_info import BoardInfo
 from .board_picture import render_board
-from .drawing_worker import frame
+from .drawing_worker import DRAWINGS, frame
 from .hand_picture import render_hand
 from .render_tables import render_leaderboard, render_money_chart
 
@@ -289,6 +289,15 @@ class Pictures:
         before boards, as a hand is."""
         async with self._turn(urgent=True):
             return await self._run(render_money_chart, tuple(points), label, currency)
+
+    async def drawn(self, draw: _Draw, *args: object) -> bytes:
+        """Any other picture as PNG bytes: ``draw`` is a pure function of plain, picklable
+        arguments registered in ``drawing_worker.DRAWINGS`` (the worker looks it up by name).
+        Someone waits for it, so it goes before boards, as a hand does."""
+        if DRAWINGS.get(draw.__name__) is not draw:
+            raise ValueError(f"{draw.__name__} is not one of the drawing process's pictures.")
+        async with self._turn(urgent=True):
+            return await self._run(draw, *args)
 
     @property
     def queued(self) -> int:

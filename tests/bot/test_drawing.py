@@ -27,6 +27,7 @@ from bot.pictures.board_picture import render_board
 from bot.pictures.drawing import Pictures
 from bot.pictures.drawing_worker import frame, read_message
 from bot.pictures.hand_picture import render_hand
+from bot.pictures.render_tables import render_leaderboard
 from engine import View
 
 
@@ -50,6 +51,13 @@ async def test_the_workers_draw_the_very_same_pictures(pool: Pictures) -> None:
     assert board == render_board(public, info)
     assert hand == render_hand(mine, info)
     assert len(pool.pids()) == 1
+
+
+async def test_any_registered_picture_is_drawn_by_name(pool: Pictures) -> None:
+    args = ("Top", ("Player", "Wins"), (("Ann", "3"),), None, "")
+    assert await pool.drawn(render_leaderboard, *args) == render_leaderboard(*args)
+    with pytest.raises(ValueError, match="not one of"):
+        await pool.drawn(sorted, [2, 1])
 
 
 async def test_a_board_is_drawn_from_the_public_view_only(pool: Pictures) -> None:
