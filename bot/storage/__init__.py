@@ -8,7 +8,8 @@ package touches a connection.
 - ``settings_records``, ``challenge_records``, ``game_records``, ``ledger_records``,
   ``settlement_records``, ``standing_records``: the records of each capability, each one
   attribute of ``Storage`` (``storage.settings``, ``storage.challenges``, ``storage.games``,
-  ``storage.ledger``, ``storage.settlements``, ``storage.standings``);
+  ``storage.ledger``, ``storage.settlements``, ``storage.standings``), ``season_records``
+  (``storage.seasons``);
 - ``schema``: the one declaration of the tables, their columns, keys and indexes, from which
   each backend's DDL for a new database, the copy's table order and the backup's table list
   come;
@@ -54,6 +55,7 @@ from .rows import (
     SettlementRow,
     StorageError,
 )
+from .season_records import SeasonPlace, SeasonRecords, SeasonRow
 from .settings_records import SettingsRecords
 from .settlement_records import SettlementRecords
 from .standing_records import StandingRecords
@@ -70,6 +72,8 @@ __all__ = [
     "GuildSettings",
     "LedgerRow",
     "OwedExceeded",
+    "SeasonPlace",
+    "SeasonRow",
     "SeatRow",
     "SettlementRow",
     "ShardInUse",
@@ -105,6 +109,8 @@ class Storage:
         """Payments waiting for the payee's confirmation."""
         self.standings = StandingRecords(db, now)
         """The leaderboard, a player's statistics and money over time, and ratings."""
+        self.seasons = SeasonRecords(db, now)
+        """A server's seasons, their final tables and whether their end was posted."""
 
     def _now(self) -> float:
         # Through ``self.clock`` at each call, so that every record reads the one clock.

@@ -283,6 +283,47 @@ MIGRATIONS: tuple[str, ...] = (
     DROP INDEX ledger_one_per_game;
     CREATE UNIQUE INDEX ledger_one_per_loser ON ledger (game_id, debtor_id) WHERE kind = 'game';
     """,
+    # 8: seasons (issue 33). A server's seasons (off, monthly, quarterly or by command) and the
+    # channel their final standings go to are two settings. A season is a time range of one
+    # server: a game belongs to the season its ledger lines were written in (read through the
+    # new index on the game lines' times). ``state`` goes open -> claimed (ended, its final
+    # table saved in ``season_places`` in the same transaction) -> posted (or quiet: nothing to
+    # post); the move out of ``open`` is a compare-and-set, so one process posts it, once.
+    """
+    ALTER TABLE guild_settings ADD COLUMN season_mode TEXT NOT NULL DEFAULT 'off';
+    ALTER TABLE guild_settings ADD COLUMN season_channel_id INTEGER;
+    CREATE INDEX ledger_game_times ON ledger (guild_id, kind, created_at);
+    CREATE TABLE seasons (
+        id            INTEGER PRIMARY KEY,
+        guild_id      INTEGER NOT NULL,
+        name          TEXT NOT NULL,
+        kind          TEXT NOT NULL CHECK (kind IN ('monthly', 'quarterly', 'manual')),
+        starts_at     REAL NOT NULL,
+        ends_at       REAL,
+        state         TEXT NOT NULL DEFAULT 'open'
+                      CHECK (state IN ('open', 'claimed', 'posted', 'quiet')),
+        claimed_at    REAL,
+        channel_id    INTEGER,
+        message_id    INTEGER
+    );
+    CREATE UNIQUE INDEX seasons_one_open ON seasons (guild_id) WHERE state = 'open';
+    CREATE INDEX seasons_due ON seasons (state, ends_at);
+    CREATE INDEX seasons_guild ON seasons (guild_id, starts_at);
+    CREATE TABLE season_places (
+        season_id     INTEGER NOT NULL REFERENCES seasons (id),
+        user_id       INTEGER NOT NULL,
+        place         INTEGER,
+        points        INTEGER NOT NULL,
+        games         INTEGER NOT NULL,
+        wins          INTEGER NOT NULL,
+        losses        INTEGER NOT NULL,
+        ties          INTEGER NOT NULL,
+        net_cents     INTEGER NOT NULL,
+        best_streak   INTEGER NOT NULL,
+        PRIMARY KEY (season_id, user_id)
+    );
+    CREATE INDEX season_places_user ON season_places (user_id, season_id);
+    """,
 )
 
 

@@ -47,6 +47,10 @@ class GuildSettings:
     """Play each game in a thread of its own (when the bot may create one)."""
     thread_notice_at: float | None = None
     """When the server was told which permission would move games into threads."""
+    season_mode: str = "off"
+    """Seasons: off, monthly, quarterly or manual (started and ended by an admin)."""
+    season_channel_id: int | None = None
+    """Where a season's final standings are posted (none: not posted)."""
 
     def default_stakes(self, rules: str) -> tuple[int, int]:
         """(flat stake, per card) in cents for new challenges of ``rules``."""
@@ -70,6 +74,8 @@ SETTING_COLUMNS = (
     "per_card_classic",
     "use_threads",
     "thread_notice_at",
+    "season_mode",
+    "season_channel_id",
 )
 
 

@@ -112,6 +112,8 @@ TABLES: tuple[Table, ...] = (
         _int("per_card_classic", default="0"),
         _int("use_threads", default="1"),
         _real("thread_notice_at", not_null=False),
+        _text("season_mode", default="'off'"),
+        _int("season_channel_id", not_null=False),
     ), ("guild_id",)),
     Table("challenges", (
         _ID,
@@ -211,6 +213,7 @@ TABLES: tuple[Table, ...] = (
         Index("ledger_creditor_kind", ("guild_id", "creditor_id", "kind", "id", "winner_id")),
         Index("ledger_one_per_loser", ("game_id", "debtor_id"), unique=True,
               where="kind = 'game'"),
+        Index("ledger_game_times", ("guild_id", "kind", "created_at")),
     ), since=2, append_only=True),
     Table("settlements", (
         _ID,
@@ -275,6 +278,36 @@ TABLES: tuple[Table, ...] = (
         _int("ledger_id"),
         _int("owed_cents"),
     ), ("guild_id", "low_id", "high_id", "seq"), since=5, clustered=True, summary=True),
+    Table("seasons", (
+        _ID,
+        _int("guild_id"),
+        _text("name"),
+        _text("kind", check="kind IN ('monthly', 'quarterly', 'manual')"),
+        _real("starts_at"),
+        _real("ends_at", not_null=False),
+        _text("state", default="'open'",
+              check="state IN ('open', 'claimed', 'posted', 'quiet')"),
+        _real("claimed_at", not_null=False),
+        _int("channel_id", not_null=False),
+        _int("message_id", not_null=False),
+    ), ("id",), (
+        Index("seasons_one_open", ("guild_id",), unique=True, where="state = 'open'"),
+        Index("seasons_due", ("state", "ends_at")),
+        Index("seasons_guild", ("guild_id", "starts_at")),
+    ), since=8),
+    Table("season_places", (
+        _int("season_id", references="seasons (id)"),
+        _int("user_id"),
+        _int("place", not_null=False),
+        _int("points"),
+        _int("games"),
+        _int("wins"),
+        _int("losses"),
+        _int("ties"),
+        _int("net_cents"),
+        _int("best_streak"),
+    ), ("season_id", "user_id"), (Index("season_places_user", ("user_id", "season_id")),),
+        since=8),
 )
 """Every table of the bot, in an order that keeps references valid (a game before its moves,
 a ledger line before the void and the settlement that name it): the order a copy loads them."""

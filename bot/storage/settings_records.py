@@ -57,4 +57,6 @@ async def _settings(conn: Conn, guild_id: int) -> GuildSettings:
         per_card_classic=int(row["per_card_classic"]),
         use_threads=bool(row["use_threads"]),
         thread_notice_at=row["thread_notice_at"],
+        season_mode=str(row["season_mode"]),
+        season_channel_id=row["season_channel_id"],
     )
