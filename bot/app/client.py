@@ -27,6 +27,7 @@ from bot.games.game_service import GameService, LiveGame, MoveOutcome, UserError
 from bot.games.history import HistoryService
 from bot.money.amounts import format_amount
 from bot.money.ledger_service import LedgerService
+from bot.money.seasons import SeasonService
 from bot.ops.backup import DailyBackups
 from bot.ops.config import Config
 from bot.ops.dblock import hold_database
@@ -49,6 +50,7 @@ from .invitations import challenge_controls, result_controls, table_controls
 from .options import misread_option
 from .result_money import money_words
 from .retry import describe, retryable, with_retries
+from .season_posts import post_due_seasons
 from .stopping_tasks import cancel_until_done, where_tasks_are
 from .ui import (
     DYNAMIC_ITEMS,
@@ -266,6 +268,7 @@ class SpiteBot(Host):
         from .cogs.history_commands import HistoryCog
         from .cogs.money_commands import DYNAMIC_ITEMS as MONEY_ITEMS
         from .cogs.money_commands import MoneyCog
+        from .cogs.season_commands import SeasonCog
 
         self.storage = await Storage.open(self.config.database, self._clock)
         # Two processes running one shard (or two unsharded ones) on one PostgreSQL would do
@@ -277,12 +280,14 @@ class SpiteBot(Host):
         self.service.live.listeners.append(self._on_game_change)
         self._boards = BoardPublisher(self, self.config.board_delay)
         self.ledger = LedgerService(self.storage)
+        self.seasons = SeasonService(self.storage)
         self._history = HistoryService(self.storage)
         self._dynamic_items = (*DYNAMIC_ITEMS, *INVITATION_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS)
         self.add_dynamic_items(*self._dynamic_items)
         await self.add_cog(GamesCog(self))
         await self.add_cog(MoneyCog(self))
         await self.add_cog(HistoryCog())
+        await self.add_cog(SeasonCog(self))
         if self.config.shards is not None and 0 not in self.config.shards.ids:
             pass  # the commands are the bot's, not a shard's: shard 0's process uploads them
         elif self.config.guild_id:
@@ -691,6 +696,7 @@ class SpiteBot(Host):
                                      "be posted (%s); tried again at the next round",
                                      live.id, describe(exc))
         await self.announce_results()  # those that failed before
+        await post_due_seasons(self)  # seasons whose end has come (also while the bot was down)
 
     async def _notices(self, live: LiveGame, now: float) -> None:
         """The reminder or the claim notice the game is due, if any: posted first, then noted

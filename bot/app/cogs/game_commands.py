@@ -23,6 +23,7 @@ from discord.ext import commands
 from bot.games.finishing import Resignation
 from bot.games.live_game import LiveGame, parse_target_token
 from bot.money.amounts import AmountError, format_amount, parse_amount
+from bot.money.season_table import MODES as SEASON_MODES
 from bot.pictures.text import (
     HELP_TEXT,
     PASS_HINT,
@@ -39,6 +40,7 @@ from engine import MAX_PLAYERS, MIN_PLAYERS, View
 from ..host import Host, Interaction
 from ..invitations import post_invitation
 from ..retry import describe, with_retries
+from ..season_posts import post_season
 from ..ui import Controls, ResignButton, answer, hand_payload, make_move, think
 
 if TYPE_CHECKING:
@@ -64,6 +66,10 @@ LEVEL_CHOICES = [
 ]
 
 RULE_NAMES = ("kings", "classic")
+SEASON_CHOICES = [Choice(name="off (the leaderboard is all time)", value="off"),
+                  Choice(name="monthly (UTC calendar months)", value="monthly"),
+                  Choice(name="quarterly (UTC calendar quarters)", value="quarterly"),
+                  Choice(name="by command (/season start, /season end)", value="manual")]
 RULE_CHOICES = [Choice(name="kings (Kings wild, to 50 points)", value="kings"),
                 Choice(name="classic (card-book rules with jokers)", value="classic")]
 
@@ -380,8 +386,10 @@ class GamesCog(commands.Cog):
         stake_classic="Default flat stake for classic challenges",
         per_card_classic="Default per-card stake for classic challenges",
         threads="Play each game in a thread of its own (needs Create Public Threads)",
+        seasons="Seasons: off, monthly, quarterly or by command (a change ends the running one)",
+        season_channel="Where a season's final standings are posted",
     )
-    @app_commands.choices(rules=RULE_CHOICES)
+    @app_commands.choices(rules=RULE_CHOICES, seasons=SEASON_CHOICES)
     @app_commands.guild_only()
     async def settings(
         self,
@@ -399,9 +407,12 @@ class GamesCog(commands.Cog):
         stake_classic: str | None = None,
         per_card_classic: str | None = None,
         threads: bool | None = None,
+        seasons: str | None = None,
+        season_channel: discord.TextChannel | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         rules = _one_of(rules, RULE_NAMES, "rule set")
+        seasons = _one_of(seasons, SEASON_MODES, "seasons")
         # Discord's clients keep to the declared ranges; a modified client need not.
         _within(challenge_expiry_minutes, 1, 10_080, "challenge expiry minutes")
         _within(reminder_hours, 0.1, 720, "reminder hours")
@@ -440,7 +451,7 @@ class GamesCog(commands.Cog):
             changes["reminder_s"] = int(reminder_hours * 3600)
         if claim_hours is not None:
             changes["claim_s"] = int(claim_hours * 3600)
-        if changes:
+        if changes or seasons is not None or season_channel is not None:
             if not interaction.permissions.manage_guild:
                 raise UserError("Only members with the Manage Server permission can change the "
                                 "settings. Anyone may look: run `/settings` with no options.")
@@ -451,7 +462,18 @@ class GamesCog(commands.Cog):
                 raise UserError("The claim time must be longer than the reminder time. "
                                 "Nothing was changed.")
             settings = await self.service.inviting.update_settings(interaction.guild_id, **changes)
+            ended = None
+            if seasons is not None or season_channel is not None:
+                settings, ended = await self.bot.seasons.set_mode(
+                    interaction.guild_id, seasons,
+                    season_channel.id if season_channel is not None else None)
             head = "Settings changed (games already going keep theirs):"
+            if ended is not None:
+                head = f"Season **{ended.name}** ended with the change. {head}"
+                await answer(interaction, private=True,
+                             content=f"{head}\n{_settings_text(settings)}")
+                await post_season(self.bot, ended)
+                return
         else:
             settings = await self.service.inviting.settings(interaction.guild_id)
             head = "This server's settings:"
@@ -533,5 +555,11 @@ def _settings_text(s: GuildSettings) -> str:
             f"• Challenges expire after **{s.challenge_expiry_s // 60} min**\n"
             f"• Reminder after **{s.reminder_s / 3600:g} h**, claim after "
             f"**{s.claim_s / 3600:g} h**\n"
-            f"• A thread for each game: **{'on' if s.use_threads else 'off'}**")
+            f"• A thread for each game: **{'on' if s.use_threads else 'off'}**\n"
+            f"• Seasons: **{MODE_WORDS.get(s.season_mode, s.season_mode)}**, final standings "
+            + (f"posted in <#{s.season_channel_id}>" if s.season_channel_id is not None
+               else "not posted (set `season_channel`)"))
+
+
+MODE_WORDS = {c.value: c.name.split(" (")[0] for c in SEASON_CHOICES}
 

@@ -30,6 +30,7 @@ from bot.pictures.drawing import pictures
 from .. import custom_ids as ids
 from ..host import Host, Interaction
 from ..ui import Controls, Guarded, reply_error, think
+from .season_commands import season_autocomplete, season_board, season_lines
 
 __all__ = ["MoneyCog", "DYNAMIC_ITEMS", "csv_filename", "head_to_head_payload", "known_names"]
 
@@ -322,14 +323,18 @@ class MoneyCog(commands.Cog):
             allowed_mentions=discord.AllowedMentions.none())
 
     @app_commands.command(name="leaderboard", description="Who leads the server.")
-    @app_commands.describe(by="Rank by", rules="Which rule set")
+    @app_commands.describe(by="Rank by (all time)", rules="Which rule set (all time)",
+                           season="A season, or all time (default: the running season)")
     @app_commands.choices(by=BY_CHOICES, rules=RULES_CHOICES)
+    @app_commands.autocomplete(season=season_autocomplete)
     @app_commands.guild_only()
     async def leaderboard(self, interaction: Interaction,
-                          by: Choice[str] | None = None, rules: Choice[str] | None = None
-                          ) -> None:
+                          by: Choice[str] | None = None, rules: Choice[str] | None = None,
+                          season: app_commands.Range[str, 1, 100] | None = None) -> None:
         assert interaction.guild_id is not None
         await think(interaction, private=False)
+        if await season_board(self.bot, interaction, season, by is not None or rules is not None):
+            return
         order = by.value if by else "net"
         rule_name = None if rules is None or rules.value == "all" else rules.value
         standings, note = await self.bot.ledger.leaderboard(interaction.guild_id, order,
@@ -385,7 +390,8 @@ class MoneyCog(commands.Cog):
                  f"ties {stats.ties}",
                  f"{wins} · current streak {stats.streak or '–'}",
                  f"Rating: {ratings}",
-                 f"Net money: {format_amount(stats.net_cents, cur)}"]
+                 f"Net money: {format_amount(stats.net_cents, cur)}",
+                 *await season_lines(self.bot, interaction.guild_id, target, cur)]
         name = (user or interaction.user).display_name
         png = await pictures.chart(stats.series, f"{name}: net money over time ({cur})", cur)
         await interaction.followup.send(

@@ -1,0 +1,249 @@
+"""SeasonService: a server's seasons (monthly, quarterly or by command), the season table,
+and the end of a season, taken once for posting.
+
+What a server's admins can expect:
+
+- Seasons ``off``: the leaderboard is all time, as it always was; seasons ended before stay
+  readable through ``/leaderboard season:``.
+- ``monthly`` or ``quarterly`` (UTC calendar): a season runs from the 1st of the month (or
+  quarter) to the next, and the next starts by itself. Turned on mid-month, the season still
+  counts the month's games from the 1st, unless an earlier season already holds them.
+- ``manual``: ``/season start name`` starts one now and ``/season end`` ends it now.
+  ``/season start`` on a server with seasons off turns them to manual. On a monthly or
+  quarterly server both commands are refused (the calendar starts and ends its seasons; an
+  admin who wants to run them by hand picks "by command" in ``/settings`` first).
+- Changing the kind of seasons in ``/settings`` (e.g. monthly to quarterly, or to off) ends
+  the running season at once, posted like any other, and the new kind starts now.
+
+A season's table is computed from the ledger while it runs, and saved when it ends: its final
+standings stay what they were when it ended (a game voided afterwards leaves them as posted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.storage import GuildSettings, SeasonPlace, SeasonRow, Storage
+from bot.user_errors import UserError
+
+from .season_table import MIN_SEASON_GAMES, MODES, period, season_table
+
+__all__ = ["ALL_TIME", "MODE_NAMES", "FinalStandings", "SeasonRecord", "SeasonService"]
+
+ALL_TIME = "all"
+"""The ``season:`` value of the all-time leaderboard."""
+
+MODE_NAMES = {"off": "off", "monthly": "monthly", "quarterly": "quarterly",
+              "manual": "by command (/season start, /season end)"}
+
+NAME_LIMIT = 40
+STALE_CLAIM_S = 600.0
+"""A season taken for posting and not marked posted after this long was left by a process
+that stopped: another round takes it again (and looks for the message before posting)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FinalStandings:
+    """What the end of a season says: its champion, top places, most games, best streak."""
+
+    season: SeasonRow
+    table: list[SeasonPlace]
+    champion: SeasonPlace | None
+    """``None`` if nobody played the games needed to be ranked."""
+    top: list[SeasonPlace]
+    most_games: SeasonPlace | None
+    best_streak: SeasonPlace | None
+    min_games: int = MIN_SEASON_GAMES
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonRecord:
+    """A player's seasons for ``/stats``: the running season's line and past places."""
+
+    current: SeasonRow | None
+    line: SeasonPlace | None
+    """His line in the running season (``None``: no game in it yet)."""
+    past: list[tuple[SeasonRow, SeasonPlace]]
+
+
+def final_standings(season: SeasonRow, table: list[SeasonPlace], top: int = 5
+                    ) -> FinalStandings:
+    """The final standings of ``season`` from its table."""
+    ranked = [p for p in table if p.place is not None]
+    most = max(table, key=lambda p: (p.games, -(p.place or 10**9)), default=None)
+    streak = max(table, key=lambda p: (p.best_streak, -(p.place or 10**9)), default=None)
+    return FinalStandings(season, table, ranked[0] if ranked else None, ranked[:top],
+                          most, streak if streak is not None and streak.best_streak else None)
+
+
+class SeasonService:
+    """Seasons; every method may raise ``UserError``."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self.records = storage.seasons
+
+    def now(self) -> float:
+        """The storage's clock (tests move it)."""
+        return self.storage.clock()
+
+    # ------------------------------------------------------------------ settings, commands
+
+    async def set_mode(self, guild_id: int, mode: str | None = None,
+                       channel_id: int | None = None) -> tuple[GuildSettings, SeasonRow | None]:
+        """Change the server's seasons and/or their channel. A change of the kind of seasons
+        ends the running one now: it is returned, taken, to be posted."""
+        if mode is not None and mode not in MODES:
+            raise UserError(f"Seasons are one of: {', '.join(MODES)}.")
+        changes: dict[str, object] = {}
+        if mode is not None:
+            changes["season_mode"] = mode
+        if channel_id is not None:
+            changes["season_channel_id"] = channel_id
+        before = await self.storage.settings.get_settings(guild_id)
+        settings = await self.storage.settings.update_settings(guild_id, **changes)
+        ended = None
+        if mode is not None and mode != before.season_mode:
+            running = await self.records.open_season(guild_id)
+            if running is not None and running.kind != mode:
+                ended = await self._end(running, settings, self.now())
+            if mode in ("monthly", "quarterly"):
+                await self.start_calendar(guild_id, mode)
+        return settings, ended
+
+    async def start_manual(self, guild_id: int, name: str) -> SeasonRow:
+        """``/season start name``: a season from now until ``/season end``."""
+        name = " ".join(name.split())
+        if not name or len(name) > NAME_LIMIT:
+            raise UserError(f"A season's name must be 1 to {NAME_LIMIT} characters.")
+        if name.lower() == ALL_TIME or name.lower() == "all time":
+            raise UserError("That name is kept for the all-time leaderboard: pick another.")
+        settings = await self.storage.settings.get_settings(guild_id)
+        if settings.season_mode in ("monthly", "quarterly"):
+            raise UserError(f"This server's seasons are {settings.season_mode}: they start and "
+                            "end by themselves. To run seasons by hand, set seasons to "
+                            "'by command' in /settings first.")
+        running = await self.records.open_season(guild_id)
+        if running is not None:
+            raise UserError(f"The season **{running.name}** is running: end it first with "
+                            "/season end.")
+        if any(s.name.lower() == name.lower() for s in await self.records.recent(guild_id, 500)):
+            raise UserError(f"There already was a season named **{name}**: pick another name.")
+        if settings.season_mode != "manual":
+            await self.storage.settings.update_settings(guild_id, season_mode="manual")
+        started = await self.records.start(guild_id, name, "manual", self.now(), None)
+        if started is None:  # another admin started one at the same moment
+            raise UserError("A season was just started: see /leaderboard.")
+        return started
+
+    async def end_manual(self, guild_id: int) -> SeasonRow:
+        """``/season end``: end the running season now; returned taken, to be posted."""
+        settings = await self.storage.settings.get_settings(guild_id)
+        if settings.season_mode in ("monthly", "quarterly"):
+            raise UserError(f"This server's seasons are {settings.season_mode}: the running one "
+                            "ends by itself. To end seasons by hand, set seasons to 'by "
+                            "command' in /settings (that ends the running one now).")
+        running = await self.records.open_season(guild_id)
+        if running is None:
+            raise UserError("No season is running. Start one with /season start.")
+        ended = await self._end(running, settings, self.now())
+        if ended is None:
+            raise UserError("That season has just ended.")
+        return ended
+
+    # ------------------------------------------------------------------ the calendar
+
+    async def start_calendar(self, guild_id: int, mode: str) -> SeasonRow | None:
+        """The calendar season of now, if the server has none open: from the period's start,
+        or from the end of the server's latest season if that is later (no game in two)."""
+        now = self.now()
+        start, end, name = period(mode, now)
+        latest = await self.records.recent(guild_id, 1)
+        if latest and latest[0].ends_at is not None:
+            start = max(start, min(latest[0].ends_at, now))
+        return await self.records.start(guild_id, name, mode, start, end)
+
+    async def housekeeping(self, guild_ids: Sequence[int]) -> list[tuple[SeasonRow, bool]]:
+        """One round for the servers ``guild_ids``: take every season whose end has come (or
+        that a stopped process left taken), then start the calendar seasons now due. Returns
+        the seasons taken, to be posted, each with whether it is taken again (a post may
+        already have been made). Two queries when nothing is due."""
+        wanted = set(guild_ids)
+        now = self.now()
+        taken = []
+        for season in await self.records.due(now, now - STALE_CLAIM_S):
+            if season.guild_id not in wanted:
+                continue
+            again = season.state != "open"
+            if not again:
+                assert season.ends_at is not None
+                settings = await self.storage.settings.get_settings(season.guild_id)
+                row = await self._end(season, settings, season.ends_at)
+            else:
+                row = await self.records.retake(season.id, now - STALE_CLAIM_S)
+            if row is not None:
+                taken.append((row, again))
+        for guild_id, mode in await self.records.calendar_missing(guild_ids):
+            await self.start_calendar(guild_id, mode)
+        return taken
+
+    async def _end(self, season: SeasonRow, settings: GuildSettings, at: float
+                   ) -> SeasonRow | None:
+        table = season_table(await self.records.lines(season.guild_id, season.starts_at, at))
+        return await self.records.finish(season.id, at, table, settings.season_channel_id)
+
+    # ------------------------------------------------------------------ reading
+
+    async def current(self, guild_id: int) -> SeasonRow | None:
+        """The season the leaderboard shows by default: the running one (seasons on)."""
+        settings = await self.storage.settings.get_settings(guild_id)
+        if settings.season_mode == "off":
+            return None
+        return await self.records.open_season(guild_id)
+
+    async def table(self, season: SeasonRow) -> list[SeasonPlace]:
+        """A season's table: computed while it runs, as saved once it ended."""
+        if season.state == "open":
+            return season_table(await self.records.lines(season.guild_id, season.starts_at,
+                                                          season.ends_at))
+        return await self.records.places(season.id)
+
+    async def choices(self, guild_id: int, typed: str) -> list[tuple[str, str]]:
+        """Autocomplete for ``season:``: (label, value), all time first, then the seasons
+        newest first whose name holds ``typed``; at most 25."""
+        typed = typed.strip().lower()
+        out = [("All time", ALL_TIME)] if typed in "all time" else []
+        for season in await self.records.recent(guild_id, 100):
+            if typed in season.name.lower():
+                when = "running" if season.state == "open" else "ended"
+                out.append((f"{season.name} ({when})"[:100], str(season.id)))
+        return out[:25]
+
+    async def resolve(self, guild_id: int, text: str) -> SeasonRow | None:
+        """The season ``text`` names (an id from the autocomplete, or a name typed);
+        ``None`` for all time. Raises ``UserError`` if there is no such season."""
+        text = text.strip()
+        if text.lower() in (ALL_TIME, "all time"):
+            return None
+        if text.isdigit():
+            season = await self.records.get(int(text))
+            if season is not None and season.guild_id == guild_id:
+                return season
+        for season in await self.records.recent(guild_id, 500):
+            if season.name.lower() == text.lower():
+                return season
+        raise UserError(f"This server has no season {text[:50]!r}: pick one from the list.")
+
+    async def final(self, season: SeasonRow) -> FinalStandings:
+        """A season's final standings (of a running one: as they stand)."""
+        return final_standings(season, await self.table(season))
+
+    async def record(self, guild_id: int, user_id: int) -> SeasonRecord:
+        """A player's running season line and his places in past seasons."""
+        current = await self.current(guild_id)
+        line = None
+        if current is not None:
+            line = next((p for p in await self.table(current) if p.user_id == user_id), None)
+        past = await self.records.player_seasons(guild_id, user_id)
+        return SeasonRecord(current, line, [(s, p) for s, p in past if s.state != "open"])
