@@ -1,0 +1,259 @@
+"""Seasons: the calendar (UTC months and quarters), the season table, and the season's life in
+storage on both backends: started, ended once (also by two processes at once), its final table
+kept, a post left half-done taken again."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+
+import pytest
+
+from bot.money.season_table import MIN_SEASON_GAMES, period, season_table
+from bot.money.seasons import STALE_CLAIM_S, SeasonService, final_standings
+from bot.storage import LedgerRow, Storage
+from bot.user_errors import UserError
+from tests.support import Clock
+
+G = 77
+ANN, BOB, CAT, DAN = 11, 22, 33, 44
+
+
+def utc(*parts: int) -> float:
+    return dt.datetime(*parts, tzinfo=dt.UTC).timestamp()  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------------------- the calendar
+
+@pytest.mark.parametrize(("at", "start", "end", "name"), [
+    (utc(2026, 12, 31, 23, 59, 59), utc(2026, 12, 1), utc(2027, 1, 1), "December 2026"),
+    (utc(2027, 1, 1), utc(2027, 1, 1), utc(2027, 2, 1), "January 2027"),
+    (utc(2028, 2, 29, 12), utc(2028, 2, 1), utc(2028, 3, 1), "February 2028"),
+    (utc(2027, 1, 31, 23, 59, 59), utc(2027, 1, 1), utc(2027, 2, 1), "January 2027"),
+])
+def test_a_monthly_season_is_a_utc_calendar_month(at: float, start: float, end: float,
+                                                   name: str) -> None:
+    assert period("monthly", at) == (start, end, name)
+
+
+@pytest.mark.parametrize(("at", "start", "end", "name"), [
+    (utc(2027, 3, 31, 23, 59, 59), utc(2027, 1, 1), utc(2027, 4, 1), "Q1 2027"),
+    (utc(2027, 4, 1), utc(2027, 4, 1), utc(2027, 7, 1), "Q2 2027"),
+    (utc(2027, 9, 30, 12), utc(2027, 7, 1), utc(2027, 10, 1), "Q3 2027"),
+    (utc(2027, 12, 31, 23), utc(2027, 10, 1), utc(2028, 1, 1), "Q4 2027"),
+])
+def test_a_quarterly_season_is_a_utc_calendar_quarter(at: float, start: float, end: float,
+                                                      name: str) -> None:
+    assert period("quarterly", at) == (start, end, name)
+
+
+def test_only_calendar_modes_have_periods() -> None:
+    with pytest.raises(ValueError):
+        period("manual", 0.0)
+
+
+# ---------------------------------------------------------------------------- the table
+
+_ids = iter(range(1, 10_000))
+
+
+def line(loser: int, winner: int | None, cents: int = 0, margin: int = 5,
+         game: int | None = None, creditor: int | None = None) -> LedgerRow:
+    n = next(_ids)
+    return LedgerRow(n, G, "game", loser, winner if winner is not None else (creditor or 0),
+                     cents, game if game is not None else n, "kings", winner, margin, None,
+                     None, None, 1_800_000_000.0 + n)
+
+
+def two(loser: int, winner: int, cents: int = 0) -> list[LedgerRow]:
+    return [line(loser, winner, cents)]
+
+
+def test_points_for_wins_draws_and_places_at_tables_of_three_and_four() -> None:
+    lines = [
+        # A table of four: Ann wins; Bob second (margin 2), Cat and Dan share third (margin 7).
+        line(BOB, ANN, 10, 2, game=900), line(CAT, ANN, 10, 7, game=900),
+        line(DAN, ANN, 10, 7, game=900),
+        # A table of three: Bob wins, Cat second, Dan third.
+        line(CAT, BOB, 5, 3, game=901), line(DAN, BOB, 5, 9, game=901),
+        # A drawn game of two.
+        line(CAT, None, 0, 0, game=902, creditor=DAN),
+    ]
+    table = {p.user_id: p for p in season_table(lines)}
+    assert table[ANN].points == 3 and table[ANN].games == 1
+    assert table[BOB].points == 2 + 3 and table[BOB].wins == 1 and table[BOB].losses == 1
+    assert table[CAT].points == 1 + 1 + 1 and table[CAT].ties == 1  # third of 4, 2nd of 3, draw
+    assert table[DAN].points == 1 + 0 + 1
+    assert table[ANN].net_cents == 30 and table[BOB].net_cents == -10 + 10
+    assert table[CAT].net_cents == -15 and table[DAN].net_cents == -15
+
+
+def test_the_table_ranks_by_points_then_money_and_needs_a_minimum_of_games() -> None:
+    lines = (two(ANN, BOB, 50) + two(BOB, ANN, 100) + two(CAT, ANN, 10) + two(ANN, CAT, 10)
+             + two(CAT, BOB, 70) + two(DAN, CAT, 1))
+    table = season_table(lines)
+    # Everyone ranked has 2 wins (6 points): Ann nets +50, Bob +20, Cat -69; Dan 1 game.
+    assert [(p.user_id, p.place, p.points, p.net_cents) for p in table] == [
+        (ANN, 1, 6, 50), (BOB, 2, 6, 20), (CAT, 3, 6, -69), (DAN, None, 0, -1)]
+    assert table[-1].games < MIN_SEASON_GAMES
+
+
+def test_the_best_streak_is_the_longest_run_of_wins_a_draw_or_loss_ends() -> None:
+    lines = (two(BOB, ANN) + two(BOB, ANN) + two(ANN, BOB) + two(BOB, ANN) + two(BOB, ANN)
+             + two(BOB, ANN) + [line(ANN, None, creditor=BOB)] + two(BOB, ANN))
+    table = {p.user_id: p for p in season_table(lines)}
+    assert table[ANN].best_streak == 3 and table[BOB].best_streak == 1
+    final = final_standings(None, season_table(lines))  # type: ignore[arg-type]
+    assert final.champion is not None and final.champion.user_id == ANN
+    assert final.best_streak is not None and final.best_streak.user_id == ANN
+
+
+def test_a_season_without_enough_games_has_no_champion() -> None:
+    final = final_standings(None, season_table(two(BOB, ANN)))  # type: ignore[arg-type]
+    assert final.champion is None and final.top == []
+    assert final.most_games is not None and final.most_games.games == 1
+
+
+# ---------------------------------------------------------------------------- in storage
+
+async def _game(storage: Storage, loser: int, winner: int, cents: int, at: float) -> None:
+    await storage.ledger.import_ledger_lines([LedgerRow(
+        0, G, "game", loser, winner, cents, None, "kings", winner, 3, None, None, None, at)])
+
+
+@pytest.fixture
+async def seasons(database: str):
+    clock = Clock(utc(2027, 1, 20, 12))
+    storage = await Storage.open(database, clock)
+    try:
+        yield SeasonService(storage), clock
+    finally:
+        await storage.close()
+
+
+async def test_a_monthly_season_counts_its_games_ends_once_and_the_next_starts(seasons) -> None:
+    service, clock = seasons
+    storage = service.storage
+    await _game(storage, BOB, ANN, 100, utc(2027, 1, 3))  # before seasons were on: still January
+    settings, ended = await service.set_mode(G, "monthly", channel_id=555)
+    assert ended is None and settings.season_mode == "monthly"
+    january = await service.current(G)
+    assert january is not None and january.name == "January 2027"
+    assert (january.starts_at, january.ends_at) == (utc(2027, 1, 1), utc(2027, 2, 1))
+    for n in range(3):
+        await _game(storage, BOB, ANN, 100, utc(2027, 1, 21 + n))
+        await _game(storage, ANN, BOB, 10, utc(2027, 1, 21 + n, 1))
+    await _game(storage, CAT, ANN, 5, utc(2027, 2, 1))  # the first second of February
+    assert await service.housekeeping([G]) == []  # nothing due yet
+    running = {p.user_id: p for p in await service.table(january)}
+    assert running[ANN].games == 7 and CAT not in running
+    clock.now = utc(2027, 2, 3)  # the bot was down at the end of January
+    taken = await service.housekeeping([G])
+    assert [(s.id, again) for s, again in taken] == [(january.id, False)]
+    assert taken[0][0].state == "claimed" and taken[0][0].channel_id == 555
+    assert await service.housekeeping([G]) == []  # taken once
+    final = await service.final(taken[0][0])
+    assert final.champion is not None and final.champion.user_id == ANN
+    assert final.champion.points == 4 * 3 and final.champion.net_cents == 400 - 30
+    february = await service.current(G)
+    assert february is not None and february.name == "February 2027"
+    assert [p.user_id for p in await service.table(february)] == [ANN, CAT]
+    # The final table is kept: a player's past places.
+    record = await service.record(G, BOB)
+    assert [(s.name, p.place) for s, p in record.past] == [("January 2027", 2)]
+    await storage.seasons.mark(january.id, "posted", 999)
+    assert (await storage.seasons.get(january.id)).message_id == 999  # type: ignore[union-attr]
+
+
+async def test_two_processes_end_a_season_once(seasons) -> None:
+    service, clock = seasons
+    await service.set_mode(G, "quarterly", channel_id=555)
+    other = SeasonService(service.storage)
+    clock.now = utc(2027, 4, 2)
+    first, second = await asyncio.gather(service.housekeeping([G]), other.housekeeping([G]))
+    assert len(first) + len(second) == 1
+    names = [s.name for s in await service.storage.seasons.recent(G)]
+    assert names == ["Q2 2027", "Q1 2027"]
+
+
+async def test_a_post_left_half_done_is_taken_again_after_a_while(seasons) -> None:
+    service, clock = seasons
+    await service.set_mode(G, "monthly", channel_id=555)
+    clock.now = utc(2027, 2, 1, 0, 5)
+    [(season, again)] = await service.housekeeping([G])
+    assert not again
+    # The process stops before it posts: no other round takes it until it is stale.
+    clock.now += STALE_CLAIM_S - 1
+    assert await service.housekeeping([G]) == []
+    clock.now += 2
+    [(retaken, again)] = await service.housekeeping([G])
+    assert retaken.id == season.id and again
+    assert await service.housekeeping([G]) == []
+    await service.storage.seasons.mark(season.id, "posted", 123)
+    clock.now += 10 * STALE_CLAIM_S
+    assert await service.housekeeping([G]) == []
+    # A post that failed in this process is let go at once.
+    clock.now = utc(2027, 3, 1, 0, 1)
+    [(march_end, _)] = await service.housekeeping([G])
+    await service.storage.seasons.release(march_end.id)
+    assert [(s.id, again) for s, again in await service.housekeeping([G])] == [
+        (march_end.id, True)]
+
+
+async def test_seasons_by_command_and_the_refusals(seasons) -> None:
+    service, clock = seasons
+    with pytest.raises(UserError, match="No season is running"):
+        await service.end_manual(G)
+    with pytest.raises(UserError, match="1 to 40"):
+        await service.start_manual(G, "x" * 41)
+    spring = await service.start_manual(G, "  Spring   cup ")
+    assert spring.name == "Spring cup" and spring.ends_at is None
+    assert (await service.storage.settings.get_settings(G)).season_mode == "manual"
+    with pytest.raises(UserError, match="is running"):
+        await service.start_manual(G, "Summer")
+    await _game(service.storage, BOB, ANN, 100, clock.now + 1)
+    clock.now += 3600
+    ended = await service.end_manual(G)
+    assert ended.id == spring.id and ended.ends_at == clock.now and ended.channel_id is None
+    assert [p.user_id for p in await service.table(ended)] == [ANN, BOB]
+    with pytest.raises(UserError, match="already was a season"):
+        await service.start_manual(G, "spring CUP")
+    assert await service.housekeeping([G]) == []  # by command: nothing ends by itself
+    # A monthly server refuses both commands; the change to monthly ends a running season.
+    await service.start_manual(G, "Summer")
+    _, ended = await service.set_mode(G, "monthly")
+    assert ended is not None and ended.name == "Summer"
+    with pytest.raises(UserError, match="monthly"):
+        await service.start_manual(G, "Autumn")
+    with pytest.raises(UserError, match="monthly"):
+        await service.end_manual(G)
+    # The month's season starts where the last one ended (no game in two seasons).
+    january = await service.current(G)
+    assert january is not None and january.starts_at == ended.ends_at
+    # Off: the running season ends, the leaderboard is all time again.
+    _, ended = await service.set_mode(G, "off")
+    assert ended is not None and ended.id == january.id
+    assert await service.current(G) is None
+    assert await service.housekeeping([G]) == []
+
+
+async def test_the_season_option_lists_and_finds_seasons(seasons) -> None:
+    service, clock = seasons
+    first = await service.start_manual(G, "Winter")
+    await service.end_manual(G)
+    await service.start_manual(G, "Spring")
+    choices = await service.choices(G, "")
+    assert choices[0] == ("All time", "all")
+    assert [label for label, _ in choices[1:]] == ["Spring (running)", "Winter (ended)"]
+    assert [v for _, v in await service.choices(G, "win")] == [str(first.id)]
+    assert (await service.resolve(G, str(first.id))).name == "Winter"  # type: ignore[union-attr]
+    assert (await service.resolve(G, "winter")).id == first.id  # type: ignore[union-attr]
+    assert await service.resolve(G, "all") is None
+    with pytest.raises(UserError, match="no season"):
+        await service.resolve(G, "Autumn")
+    with pytest.raises(UserError, match="no season"):
+        await service.resolve(G + 1, str(first.id))  # another server's season
+    for n in range(30):
+        await service.end_manual(G)
+        await service.start_manual(G, f"Week {n}")
+    assert len(await service.choices(G, "")) == 25
