@@ -100,12 +100,12 @@ def final_text(final: FinalStandings, currency: str, top: int = 5) -> str:
         lines.append(f"{p.place}. <@{p.user_id}>: {_line(p, currency)}")
     facts = []
     if final.most_games is not None:
-        facts.append(f"most games: <@{final.most_games.user_id}> ({final.most_games.games})")
+        facts.append(f"Most games: <@{final.most_games.user_id}> ({final.most_games.games})")
     if final.best_streak is not None:
-        facts.append(f"best streak: <@{final.best_streak.user_id}> "
+        facts.append(f"Best streak: <@{final.best_streak.user_id}> "
                      f"({final.best_streak.best_streak} wins in a row)")
     if facts:
-        lines.append("· ".join(f.capitalize() if i == 0 else f for i, f in enumerate(facts)))
+        lines.append(" · ".join(facts))
     lines.append(f"Ranked: players with at least {final.min_games} games in the season. "
                  f"{POINTS_RULE} See every place with `/leaderboard season:`.")
     return "\n".join(lines)[:2000]
