@@ -42,6 +42,7 @@ from ..invitations import post_invitation
 from ..retry import describe, with_retries
 from ..season_posts import post_season
 from ..ui import Controls, ResignButton, answer, hand_payload, make_move, think
+from .season_commands import SEASON_HELP
 
 if TYPE_CHECKING:
     from bot.games.game_service import GameService
@@ -368,7 +369,8 @@ class GamesCog(commands.Cog):
 
     @app_commands.command(name="help", description="The commands in one screen.")
     async def help(self, interaction: Interaction) -> None:
-        await interaction.response.send_message(HELP_TEXT + TABLE_HELP, ephemeral=True)
+        await interaction.response.send_message(HELP_TEXT + TABLE_HELP + SEASON_HELP,
+                                                ephemeral=True)
 
     @app_commands.command(name="settings", description="This server's settings (Manage Server "
                                                        "may change them).")

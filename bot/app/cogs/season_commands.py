@@ -21,9 +21,13 @@ from ..host import Host, Interaction
 from ..season_posts import POINTS_RULE, post_season, season_names, season_span
 from ..ui import answer, think
 
-__all__ = ["SeasonCog", "ended_text", "season_autocomplete", "season_board", "season_lines"]
+__all__ = ["SEASON_HELP", "SeasonCog", "ended_text", "season_autocomplete", "season_board",
+           "season_lines"]
 
 SHOWN = 10
+
+SEASON_HELP = "\n`/season start name` · `/season end` seasons (admins) · `/leaderboard season:`"
+"""/help's line on seasons."""
 
 
 async def season_autocomplete(interaction: Interaction, current: str) -> list[Choice[str]]:
