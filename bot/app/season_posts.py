@@ -34,8 +34,8 @@ from bot.storage import SeasonPlace, SeasonRow
 from . import retry
 from .host import Host
 
-__all__ = ["HISTORY_LOOKBACK", "POINTS_RULE", "final_text", "post_due_seasons", "post_season",
-           "season_marker", "season_names", "season_span"]
+__all__ = ["HISTORY_LOOKBACK", "POINTS_RULE", "final_picture_args", "final_text",
+           "post_due_seasons", "post_season", "season_marker", "season_names", "season_span"]
 
 log = logging.getLogger(__name__)
 
@@ -111,16 +111,16 @@ def final_text(final: FinalStandings, currency: str, top: int = 5) -> str:
     return "\n".join(lines)[:2000]
 
 
-async def final_picture(bot: Host, final: FinalStandings, currency: str) -> bytes:
-    """The picture of the final standings (drawn in the drawing process)."""
+def final_picture_args(final: FinalStandings, names: dict[int, str], currency: str
+                       ) -> tuple[object, ...]:
+    """The arguments of ``render_season_final`` for ``final`` (plain, picklable)."""
     season = final.season
-    shown = [*final.top, *(p for p in (final.most_games, final.best_streak) if p is not None)]
-    names = await season_names(bot, season.guild_id, (p.user_id for p in shown))
 
     def name(p: SeasonPlace) -> str:
         return names.get(p.user_id, f"Player {p.user_id}")
-    rows = [(str(p.place), name(p), str(p.points), str(p.games), f"{p.wins}-{p.losses}-{p.ties}",
-             format_amount(p.net_cents, currency)) for p in final.top]
+    rows = tuple((str(p.place), name(p), str(p.points), str(p.games),
+                  f"{p.wins}-{p.losses}-{p.ties}", format_amount(p.net_cents, currency))
+                 for p in final.top)
     facts = []
     if final.most_games is not None:
         facts.append(f"Most games: {name(final.most_games)}, {final.most_games.games}")
@@ -128,10 +128,16 @@ async def final_picture(bot: Host, final: FinalStandings, currency: str) -> byte
         facts.append(f"Best streak: {name(final.best_streak)}, "
                      f"{final.best_streak.best_streak} wins in a row")
     champion = final.champion
-    return await pictures.drawn(
-        render_season_final, f"{season.name} · final standings · {season_span(season)}",
-        name(champion) if champion else "", _line(champion, currency) if champion else "",
-        tuple(rows), tuple(facts), f"Ranked with at least {final.min_games} games. {POINTS_RULE}")
+    return (season.name, season_span(season),
+            name(champion) if champion else "", _line(champion, currency) if champion else "",
+            rows, tuple(facts), f"Ranked with at least {final.min_games} games. {POINTS_RULE}")
+
+
+async def final_picture(bot: Host, final: FinalStandings, currency: str) -> bytes:
+    """The picture of the final standings (drawn in the drawing process)."""
+    shown = [*final.top, *(p for p in (final.most_games, final.best_streak) if p is not None)]
+    names = await season_names(bot, final.season.guild_id, (p.user_id for p in shown))
+    return await pictures.drawn(render_season_final, *final_picture_args(final, names, currency))
 
 
 async def _earlier_post(bot: Host, channel: discord.PartialMessageable, season: SeasonRow

@@ -35,20 +35,36 @@ def _fit(draw: ImageDraw.ImageDraw, text: str, font: ImageFont.FreeTypeFont, wid
     return text
 
 
-def render_season_final(season: str, champion: str, champion_line: str,
+def _wrap(draw: ImageDraw.ImageDraw, text: str, font: ImageFont.FreeTypeFont, width: int
+          ) -> list[str]:
+    lines: list[str] = []
+    for word in text.split():
+        if lines and draw.textlength(f"{lines[-1]} {word}", font=font) <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines
+
+
+def render_season_final(season: str, span: str, champion: str, champion_line: str,
                         rows: Sequence[Sequence[str]], facts: Sequence[str],
                         note: str) -> bytes:
-    """A season's final standings: ``season`` (its name and dates), the ``champion``'s name
-    (empty: nobody ranked) and his line, ``rows`` of the top places (place, player, points,
-    games, W-L-T, net), ``facts`` (most games, best streak) and a ``note`` (the minimum of
-    games to be ranked)."""
-    height = 250 + ROW_H * (len(rows) + 1) + 34 * len(facts) + 50
+    """A season's final standings: ``season`` (its name), ``span`` (its dates), the
+    ``champion``'s name (empty: nobody ranked) and his line, ``rows`` of the top places
+    (place, player, points, games, W-L-T, net), ``facts`` (most games, best streak) and a
+    ``note`` (the minimum of games to be ranked, the points)."""
     with _DRAWING:
+        probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+        notes = _wrap(probe, _printable(note, False), _font(20, bold=False), WIDTH - 40)
+        height = 250 + ROW_H * (len(rows) + 1) + 34 * len(facts) + 28 * len(notes) + 30
         image = Image.new("RGB", (WIDTH, height), BG)
         draw = ImageDraw.Draw(image)
         draw.rectangle((0, 0, WIDTH, 200), fill=BANNER)
-        title = _fit(draw, _printable(season, True), _font(30), WIDTH - 40)
-        draw.text((20, 16), title, font=_font(30), fill=MUTED)
+        title = _fit(draw, _printable(season, True) + " · final standings", _font(28),
+                     WIDTH - 40)
+        draw.text((20, 14), title, font=_font(28), fill=MUTED)
+        draw.text((WIDTH - 20, 60), _printable(span, False), font=_font(20, bold=False),
+                  fill=MUTED, anchor="ra")
         # A cup: a bowl, two handles, a stem and a base, in gold.
         cx, top = 70, 78
         draw.pieslice((cx - 34, top - 34, cx + 34, top + 34), 0, 180, fill=GOLD)
@@ -92,9 +108,9 @@ def render_season_final(season: str, champion: str, champion_line: str,
             draw.text((20, y), _fit(draw, _printable(fact, False), _font(24, bold=False),
                                     WIDTH - 40), font=_font(24, bold=False), fill=TEXT)
             y += 34
-        if note:
-            draw.text((20, y + 6), _fit(draw, _printable(note, False), _font(20, bold=False),
-                                        WIDTH - 40), font=_font(20, bold=False), fill=MUTED)
+        for text in notes:
+            draw.text((20, y + 6), text, font=_font(20, bold=False), fill=MUTED)
+            y += 28
     out = io.BytesIO()
     image.save(out, "PNG", optimize=False, compress_level=6)
     return out.getvalue()
