@@ -148,9 +148,8 @@ async def test_seasons_by_command(world: World, no_error_logs) -> None:
     world.clock.now += 60
     assert "Season Winter cup · running" in await _leaderboard(world, world.alice)
     reply = await (await fake.slash(owner, world.channel, "season end")).message()
-    assert "**Winter cup** has ended" in reply.content and f"<#{room.id}>" in reply.content
-    await fake.wait_for(lambda: [m for m in fake.messages(room) if not m.ephemeral],
-                        timeout=30, description="the final standings")
+    assert "**Winter cup** has ended" in reply.content
+    assert f"final standings are posted in <#{room.id}>" in reply.content
     await world.settle()
     posts = [m for m in fake.messages(room) if not m.ephemeral]
     assert len(posts) == 1 and "**Winter cup** is over" in posts[0].content
@@ -161,7 +160,22 @@ async def test_seasons_by_command(world: World, no_error_logs) -> None:
                                                              season="winter cup")
     reply = await (await fake.slash(owner, world.channel, "season end")).message()
     assert reply.ephemeral and "No season is running" in reply.content
+    # A season with no game ends quietly: nothing posted.
+    await (await fake.slash(owner, world.channel, "season start", name="Quiet")).message()
+    reply = await (await fake.slash(owner, world.channel, "season end")).message()
+    assert "unless no game was finished" in reply.content
+    # A change of settings ends the running season and says so.
+    await (await fake.slash(owner, world.channel, "season start", name="Spring")).message()
+    world.clock.now += 60
+    await _games(world, ["alice"])
+    world.clock.now += 60
+    reply = await (await fake.slash(owner, world.channel, "settings", seasons="monthly")).message()
+    assert "Season **Spring** has ended" in reply.content
+    assert "Seasons: **monthly**" in reply.content
+    await world.settle()
+    posts = [m for m in fake.messages(room) if not m.ephemeral]
+    assert len(posts) == 2 and "**Spring** is over" in posts[1].content
+    assert "No champion" in posts[1].content
     # A monthly server refuses both commands.
-    await (await fake.slash(owner, world.channel, "settings", seasons="monthly")).message()
     reply = await (await fake.slash(owner, world.channel, "season start", name="X")).message()
     assert "monthly" in reply.content and "by command" in reply.content

@@ -42,7 +42,7 @@ from ..invitations import post_invitation
 from ..retry import describe, with_retries
 from ..season_posts import post_season
 from ..ui import Controls, ResignButton, answer, hand_payload, make_move, think
-from .season_commands import SEASON_HELP
+from .season_commands import SEASON_HELP, ended_text
 
 if TYPE_CHECKING:
     from bot.games.game_service import GameService
@@ -471,11 +471,8 @@ class GamesCog(commands.Cog):
                     season_channel.id if season_channel is not None else None)
             head = "Settings changed (games already going keep theirs):"
             if ended is not None:
-                head = f"Season **{ended.name}** ended with the change. {head}"
-                await answer(interaction, private=True,
-                             content=f"{head}\n{_settings_text(settings)}")
-                await post_season(self.bot, ended)
-                return
+                posted = await post_season(self.bot, ended)
+                head = f"{ended_text(ended, posted)}\n{head}"
         else:
             settings = await self.service.inviting.settings(interaction.guild_id)
             head = "This server's settings:"

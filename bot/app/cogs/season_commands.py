@@ -145,13 +145,19 @@ class SeasonCog(commands.Cog):
         _admin(interaction)
         await think(interaction, private=True)
         ended = await self.bot.seasons.end_manual(interaction.guild_id)
-        await answer(interaction, private=True, content=ended_text(ended))
-        await post_season(self.bot, ended)
+        posted = await post_season(self.bot, ended)
+        await answer(interaction, private=True, content=ended_text(ended, posted))
 
 
-def ended_text(ended: SeasonRow) -> str:
-    where = (f"its final standings go to <#{ended.channel_id}>" if ended.channel_id is not None
-             else "no season channel is set in /settings, so they are not posted")
+def ended_text(ended: SeasonRow, posted: int | None) -> str:
+    """What an admin is told of a season he ended (``posted``: the final post's id)."""
+    if posted is not None:
+        where = f"its final standings are posted in <#{ended.channel_id}>"
+    elif ended.channel_id is None:
+        where = "no season channel is set in `/settings`, so its final standings are not posted"
+    else:
+        where = (f"its final standings go to <#{ended.channel_id}> (unless no game was "
+                 "finished in it)")
     return (f"Season **{ended.name}** has ended: {where}. `/leaderboard season:` shows them "
             "at any time.")
 
