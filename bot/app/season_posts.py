@@ -193,6 +193,6 @@ async def post_season(bot: Host, season: SeasonRow, *, again: bool = False) -> i
 
 async def post_due_seasons(bot: Host) -> None:
     """A housekeeping step: end the seasons whose time has come on this process's servers,
-    post them, and start the calendar seasons due. Two small queries when nothing is due."""
+    post them, and start the calendar seasons due. One indexed query when nothing is due."""
     for season, again in await bot.seasons.housekeeping([g.id for g in bot.guilds]):
         await post_season(bot, season, again=again)

@@ -83,6 +83,7 @@ class SeasonService:
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
         self.records = storage.seasons
+        self._calendar_checked = False
 
     def now(self) -> float:
         """The storage's clock (tests move it)."""
@@ -168,7 +169,7 @@ class SeasonService:
         """One round for the servers ``guild_ids``: take every season whose end has come (or
         that a stopped process left taken), then start the calendar seasons now due. Returns
         the seasons taken, to be posted, each with whether it is taken again (a post may
-        already have been made). Two queries when nothing is due."""
+        already have been made). One indexed query when nothing is due."""
         wanted = set(guild_ids)
         now = self.now()
         taken = []
@@ -184,8 +185,12 @@ class SeasonService:
                 row = await self.records.retake(season.id, now - STALE_CLAIM_S)
             if row is not None:
                 taken.append((row, again))
-        for guild_id, mode in await self.records.calendar_missing(guild_ids):
-            await self.start_calendar(guild_id, mode)
+        # A calendar season is missing only at start (the bot was down when one ended) or
+        # after one ended (``set_mode`` starts one itself): looked for then, not every round.
+        if taken or not self._calendar_checked:
+            for guild_id, mode in await self.records.calendar_missing(guild_ids):
+                await self.start_calendar(guild_id, mode)
+            self._calendar_checked = True
         return taken
 
     async def _end(self, season: SeasonRow, settings: GuildSettings, at: float

@@ -257,3 +257,27 @@ async def test_the_season_option_lists_and_finds_seasons(seasons) -> None:
         await service.end_manual(G)
         await service.start_manual(G, f"Week {n}")
     assert len(await service.choices(G, "")) == 25
+
+
+async def test_a_round_with_nothing_due_asks_one_query(database: str) -> None:
+    clock = Clock(utc(2027, 1, 20, 12))
+    storage = await Storage.open(database, clock)
+    try:
+        service = SeasonService(storage)
+        for guild in range(G, G + 20):
+            await service.set_mode(guild, "monthly")
+        await service.housekeeping(list(range(G, G + 20)))  # the first round looks at all
+        statements: list[str] = []
+        await storage._db.trace(statements.append)
+        try:
+            assert await service.housekeeping(list(range(G, G + 20))) == []
+        finally:
+            await storage._db.trace(None)
+        assert [s.split()[0] for s in statements] == ["SELECT"]
+        # A month later: twenty seasons end, twenty begin.
+        clock.now = utc(2027, 2, 1, 0, 1)
+        assert len(await service.housekeeping(list(range(G, G + 20)))) == 20
+        assert {s.name for s in await storage.seasons.recent(G)} == {"January 2027",
+                                                                   "February 2027"}
+    finally:
+        await storage.close()
