@@ -119,8 +119,8 @@ async def test_a_season_that_ended_while_the_bot_was_down_is_posted_once(
                                             "January 2027 (ended)"]
     text = await _leaderboard(world, world.bob, season=str(january.id))
     assert "Season January 2027 · final" in text and "1 · alice · 6" in text
-    assert "Season January 2027 · final" in await _leaderboard(world, world.bob,
-                                                               season="January 2027")
+    text = await _leaderboard(world, world.bob, season="January 2027", by="wins")
+    assert "Season January 2027 · final" in text and "`by` and `rules` rank the all-time" in text
     refusal = await (await fake.slash(world.bob, world.channel, "leaderboard",
                                       season="Nope")).message()
     assert refusal.ephemeral and "no season" in refusal.content

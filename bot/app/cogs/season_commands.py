@@ -77,6 +77,8 @@ async def season_board(bot: Host, interaction: Interaction, season_text: str | N
     lines.append(f"Ranked: players with at least {MIN_SEASON_GAMES} games in the season "
                  f"(– : fewer, listed after). By points, then net money. {POINTS_RULE} "
                  "Other seasons and all time: `season:`.")
+    if season_text and all_time_asked:
+        lines.append("(`by` and `rules` rank the all-time board: `season:All time`.)")
     highlight = next((i for i, p in enumerate(shown) if p.user_id == me), None)
     png = await pictures.table(title, ["#", "Player", "Points", "Games", "W-L-T", "Net"], rows,
                                highlight, note)
