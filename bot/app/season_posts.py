@@ -143,10 +143,15 @@ async def final_picture(bot: Host, final: FinalStandings, currency: str) -> byte
 async def _earlier_post(bot: Host, channel: discord.PartialMessageable, season: SeasonRow
                         ) -> int | None:
     marker = season_marker(season)
-    async for message in channel.history(limit=HISTORY_LOOKBACK):
-        if bot.user is not None and message.author.id == bot.user.id and \
-                marker in message.content:
-            return message.id
+    try:
+        async for message in channel.history(limit=HISTORY_LOOKBACK):
+            if bot.user is not None and message.author.id == bot.user.id and \
+                    marker in message.content:
+                return message.id
+    except discord.Forbidden:
+        # No Read Message History: post (a copy sent within minutes is dropped by its nonce).
+        log.warning("season %s: can't read channel %s to look for an earlier post",
+                    season.id, season.channel_id)
     return None
 
 

@@ -135,10 +135,13 @@ class SeasonCog(commands.Cog):
         _admin(interaction)
         await think(interaction, private=True)
         started = await self.bot.seasons.start_manual(interaction.guild_id, name)
+        settings = await self.bot.ledger.settings(interaction.guild_id)
+        where = ("" if settings.season_channel_id is not None else
+                 " Set `/settings season_channel` to have them posted in a channel.")
         await answer(interaction, private=True, content=(
             f"Season **{started.name}** has started: every game finished from now on counts "
             "for it. `/leaderboard` shows it; `/season end` ends it and posts the final "
-            "standings."))
+            f"standings.{where}"))
 
     @season.command(name="end", description="Admins: end the running season now and post "
                                             "its final standings.")
