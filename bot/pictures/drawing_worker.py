@@ -33,10 +33,12 @@ from typing import Any, BinaryIO
 
 from .board_picture import render_board
 from .hand_picture import render_hand
+from .plan_picture import render_plan
 from .render_tables import render_leaderboard, render_money_chart
 
 DRAWINGS: dict[str, Callable[..., bytes]] = {
-    f.__name__: f for f in (render_board, render_hand, render_leaderboard, render_money_chart)}
+    f.__name__: f for f in (render_board, render_hand, render_leaderboard, render_money_chart,
+                            render_plan)}
 """What the bot may ask for, by name."""
 
 PIPE_SIZE = 1 << 20

@@ -54,6 +54,7 @@ from .rows import (
     SettlementRow,
     StorageError,
 )
+from .plan_records import PlanRecords
 from .settings_records import SettingsRecords
 from .settlement_records import SettlementRecords
 from .standing_records import StandingRecords
@@ -103,6 +104,8 @@ class Storage:
         """The money ledger's lines and the running summaries derived from them."""
         self.settlements = SettlementRecords(db, now)
         """Payments waiting for the payee's confirmation."""
+        self.plans = PlanRecords(db, now)
+        """Plans that settle a group in the fewest payments, and who accepted them."""
         self.standings = StandingRecords(db, now)
         """The leaderboard, a player's statistics and money over time, and ratings."""
 

@@ -47,6 +47,8 @@ class GuildSettings:
     """Play each game in a thread of its own (when the bot may create one)."""
     thread_notice_at: float | None = None
     """When the server was told which permission would move games into threads."""
+    plan_expiry_s: int = 86_400
+    """How long a plan that settles the group (``/ledger-plan``) waits to be accepted."""
 
     def default_stakes(self, rules: str) -> tuple[int, int]:
         """(flat stake, per card) in cents for new challenges of ``rules``."""
@@ -70,6 +72,7 @@ SETTING_COLUMNS = (
     "per_card_classic",
     "use_threads",
     "thread_notice_at",
+    "plan_expiry_s",
 )
 
 

@@ -112,6 +112,7 @@ TABLES: tuple[Table, ...] = (
         _int("per_card_classic", default="0"),
         _int("use_threads", default="1"),
         _real("thread_notice_at", not_null=False),
+        _int("plan_expiry_s", default="86400"),
     ), ("guild_id",)),
     Table("challenges", (
         _ID,
@@ -190,7 +191,7 @@ TABLES: tuple[Table, ...] = (
     Table("ledger", (
         _ID,
         _int("guild_id"),
-        _text("kind", check="kind IN ('game', 'payment', 'forgive', 'void')"),
+        _text("kind", check="kind IN ('game', 'payment', 'forgive', 'void', 'netting')"),
         _int("debtor_id"),
         _int("creditor_id"),
         _int("amount_cents", check="amount_cents >= 0"),
@@ -275,6 +276,28 @@ TABLES: tuple[Table, ...] = (
         _int("ledger_id"),
         _int("owed_cents"),
     ), ("guild_id", "low_id", "high_id", "seq"), since=5, clustered=True, summary=True),
+    Table("settle_plans", (
+        _ID,
+        _int("guild_id"),
+        _int("channel_id"),
+        _int("message_id", not_null=False),
+        _int("proposer_id"),
+        _text("status", default="'open'",
+              check="status IN ('open', 'done', 'refused', 'withdrawn', 'expired', 'void')"),
+        _real("created_at"),
+        _real("expires_at"),
+        _real("closed_at", not_null=False),
+        _int("closed_by", not_null=False),
+        _text("members"),
+        _text("balances"),
+        _text("payments"),
+        _int("exact", default="1"),
+    ), ("id",), (Index("settle_plans_open", ("status", "expires_at")),), since=8),
+    Table("settle_plan_people", (
+        _int("plan_id", references="settle_plans (id)"),
+        _int("user_id"),
+        _real("accepted_at", not_null=False),
+    ), ("plan_id", "user_id"), since=8),
 )
 """Every table of the bot, in an order that keeps references valid (a game before its moves,
 a ledger line before the void and the settlement that name it): the order a copy loads them."""

@@ -57,4 +57,5 @@ async def _settings(conn: Conn, guild_id: int) -> GuildSettings:
         per_card_classic=int(row["per_card_classic"]),
         use_threads=bool(row["use_threads"]),
         thread_notice_at=row["thread_notice_at"],
+        plan_expiry_s=int(row["plan_expiry_s"]),
     )
