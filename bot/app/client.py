@@ -27,6 +27,7 @@ from bot.games.game_service import GameService, LiveGame, MoveOutcome, UserError
 from bot.games.history import HistoryService
 from bot.money.amounts import format_amount
 from bot.money.ledger_service import LedgerService
+from bot.money.plans import PlanService
 from bot.ops.backup import DailyBackups
 from bot.ops.config import Config
 from bot.ops.dblock import hold_database
@@ -202,6 +203,7 @@ class SpiteBot(Host):
     storage: Storage
     service: GameService
     ledger: LedgerService
+    plans: PlanService
     _boards: BoardPublisher
     _history: HistoryService
 
@@ -266,6 +268,8 @@ class SpiteBot(Host):
         from .cogs.history_commands import HistoryCog
         from .cogs.money_commands import DYNAMIC_ITEMS as MONEY_ITEMS
         from .cogs.money_commands import MoneyCog
+        from .cogs.plan_commands import DYNAMIC_ITEMS as PLAN_ITEMS
+        from .cogs.plan_commands import PlanCog
 
         self.storage = await Storage.open(self.config.database, self._clock)
         # Two processes running one shard (or two unsharded ones) on one PostgreSQL would do
@@ -277,11 +281,14 @@ class SpiteBot(Host):
         self.service.live.listeners.append(self._on_game_change)
         self._boards = BoardPublisher(self, self.config.board_delay)
         self.ledger = LedgerService(self.storage)
+        self.plans = PlanService(self.storage)
         self._history = HistoryService(self.storage)
-        self._dynamic_items = (*DYNAMIC_ITEMS, *INVITATION_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS)
+        self._dynamic_items = (*DYNAMIC_ITEMS, *INVITATION_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS,
+                               *PLAN_ITEMS)
         self.add_dynamic_items(*self._dynamic_items)
         await self.add_cog(GamesCog(self))
         await self.add_cog(MoneyCog(self))
+        await self.add_cog(PlanCog(self))
         await self.add_cog(HistoryCog())
         if self.config.shards is not None and 0 not in self.config.shards.ids:
             pass  # the commands are the bot's, not a shard's: shard 0's process uploads them
@@ -691,6 +698,22 @@ class SpiteBot(Host):
                                      "be posted (%s); tried again at the next round",
                                      live.id, describe(exc))
         await self.announce_results()  # those that failed before
+        await self._close_due_plans()
+
+    async def _close_due_plans(self) -> None:
+        """Plans of this process's servers that expired, or whose balances changed (a game
+        ended, a payment): closed, and their messages say so."""
+        from .cogs.plan_commands import plan_controls, plan_text
+
+        for row in await self.plans.close_due([guild.id for guild in self.guilds]):
+            if row.message_id is None:
+                continue
+            currency = (await self.ledger.settings(row.guild_id)).currency
+            with contextlib.suppress(discord.HTTPException):
+                await self.get_partial_messageable(row.channel_id).get_partial_message(
+                    row.message_id).edit(content=plan_text(row, None, currency),
+                                         view=plan_controls(row.id, disabled=True),
+                                         allowed_mentions=discord.AllowedMentions.none())
 
     async def _notices(self, live: LiveGame, now: float) -> None:
         """The reminder or the claim notice the game is due, if any: posted first, then noted

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from bot.games.game_service import GameService, LiveGame
     from bot.games.history import HistoryService
     from bot.money.ledger_service import LedgerService
+    from bot.money.plans import PlanService
 
 __all__ = ["BoardRequests", "Host", "Interaction", "hosted"]
 
@@ -38,6 +39,8 @@ class Host(commands.Bot):
 
     service: GameService
     ledger: LedgerService
+    plans: PlanService
+    """Plans that settle a group in the fewest payments (``/ledger-plan``)."""
     failures: FailureLog
     """What failed around the bot (Discord, the database), logged once per kind a minute."""
     retry_base = 1.0

@@ -23,8 +23,15 @@ from bot.storage.plan_records import Accepted, PlanRow
 from bot.user_errors import UserError
 
 from .amounts import format_amount
-from .settle_plan import Owed, PersonChange, SettlePlan, netting_entries, pair_balances, \
-    person_changes, plan_settlement
+from .settle_plan import (
+    Owed,
+    PersonChange,
+    SettlePlan,
+    netting_entries,
+    pair_balances,
+    person_changes,
+    plan_settlement,
+)
 
 __all__ = ["MAX_MEMBERS", "PlanService", "Proposal", "describe_change", "parse_members"]
 
@@ -148,6 +155,10 @@ class PlanService:
     async def set_message(self, plan_id: int, message_id: int) -> None:
         """Remember the proposal's public message."""
         await self.storage.plans.set_message(plan_id, message_id)
+
+    async def find(self, plan_id: int) -> PlanRow | None:
+        """A plan, or ``None``."""
+        return await self.storage.plans.get_plan(plan_id)
 
     async def get(self, plan_id: int) -> PlanRow:
         """A plan; ``UserError`` if there is none."""

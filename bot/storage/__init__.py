@@ -40,6 +40,7 @@ from .errors import DatabaseUnavailable, ShardInUse
 from .game_records import GameRecords
 from .ledger_records import LedgerRecords
 from .migrations_sqlite import SQLITE_SCHEMA_VERSION
+from .plan_records import PlanRecords
 from .rows import (
     DEFAULT_SETTINGS,
     SETTING_COLUMNS,
@@ -54,7 +55,6 @@ from .rows import (
     SettlementRow,
     StorageError,
 )
-from .plan_records import PlanRecords
 from .settings_records import SettingsRecords
 from .settlement_records import SettlementRecords
 from .standing_records import StandingRecords
