@@ -202,3 +202,41 @@ async def test_a_bot_killed_between_two_acceptances_nets_the_plan_once(
                 bot.proc.kill()
             await bot.proc.wait()
         await fake.stop()
+
+
+async def test_a_plan_expires_or_turns_void_and_its_message_says_so(world: World,
+                                                                     no_error_logs) -> None:
+    fake, channel, alice, bob = world.fake, world.channel, world.alice, world.bob
+    carol = fake.add_member(world.guild, "carol")
+    owner = world.guild.members[world.guild.owner_id]
+    answer = await reply(fake, owner, channel, "settings", plan_expiry_hours=2.0)
+    assert "plan (`/ledger-plan`) expires after **2 h**" in answer.content, answer.content
+    answer = await reply(fake, alice, channel, "settings", plan_expiry_hours=3.0)
+    assert "Manage Server" in answer.content
+    answer = await reply(fake, alice, channel, "ledger-plan", members="bob carol")
+    assert answer.ephemeral and "`bob` isn't a member" in answer.content
+    answer = await reply(fake, alice, channel, "ledger-plan", members=f"<@{bob.id}>")
+    assert "at least two members" in answer.content
+    await staked_game(fake, channel, alice, bob)
+    await staked_game(fake, channel, bob, carol)
+    answer = await reply(fake, alice, channel, "ledger-plan",
+                         members=f"<@{alice.id}> <@{carol.id}>")
+    assert "None of these members owes another" in answer.content
+    # A plan, then a game between two of its people: void, and the message says so.
+    plan = await propose(fake, channel, alice)
+    assert "Waiting for" in plan.content
+    await press(fake, bob, plan, "accept")
+    await staked_game(fake, channel, carol, alice)
+    assert world.bot is not None
+    await world.bot.tick()
+    assert "is void: a balance between its members changed" in plan.content
+    answer = await press(fake, alice, plan, "accept", force=True)
+    assert "is void" in answer.content and "Nothing was changed" in answer.content
+    # A plan left to expire.
+    plan = await propose(fake, channel, carol)
+    world.clock.now += 2 * 3600
+    answer = await press(fake, alice, plan, "accept")
+    assert "expired before everyone accepted it" in answer.content
+    await fake.wait_for(lambda: "expired before everyone" in plan.content, timeout=15,
+                        description="the plan says it expired")
+    await world.settle()

@@ -380,6 +380,7 @@ class GamesCog(commands.Cog):
         stake_classic="Default flat stake for classic challenges",
         per_card_classic="Default per-card stake for classic challenges",
         threads="Play each game in a thread of its own (needs Create Public Threads)",
+        plan_expiry_hours="Hours a /ledger-plan proposal waits for everyone to accept",
     )
     @app_commands.choices(rules=RULE_CHOICES)
     @app_commands.guild_only()
@@ -399,6 +400,7 @@ class GamesCog(commands.Cog):
         stake_classic: str | None = None,
         per_card_classic: str | None = None,
         threads: bool | None = None,
+        plan_expiry_hours: app_commands.Range[float, 0.5, 720.0] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         rules = _one_of(rules, RULE_NAMES, "rule set")
@@ -406,6 +408,7 @@ class GamesCog(commands.Cog):
         _within(challenge_expiry_minutes, 1, 10_080, "challenge expiry minutes")
         _within(reminder_hours, 0.1, 720, "reminder hours")
         _within(claim_hours, 0.5, 2_160, "claim hours")
+        _within(plan_expiry_hours, 0.5, 720, "plan expiry hours")
         if currency is not None and not 1 <= len(currency.strip()) <= 4:
             raise UserError(f"The currency {quote(currency)} must be 1 to 4 characters, "
                             "e.g. $ or €.")
@@ -440,6 +443,8 @@ class GamesCog(commands.Cog):
             changes["reminder_s"] = int(reminder_hours * 3600)
         if claim_hours is not None:
             changes["claim_s"] = int(claim_hours * 3600)
+        if plan_expiry_hours is not None:
+            changes["plan_expiry_s"] = int(plan_expiry_hours * 3600)
         if changes:
             if not interaction.permissions.manage_guild:
                 raise UserError("Only members with the Manage Server permission can change the "
@@ -533,5 +538,6 @@ def _settings_text(s: GuildSettings) -> str:
             f"• Challenges expire after **{s.challenge_expiry_s // 60} min**\n"
             f"• Reminder after **{s.reminder_s / 3600:g} h**, claim after "
             f"**{s.claim_s / 3600:g} h**\n"
-            f"• A thread for each game: **{'on' if s.use_threads else 'off'}**")
+            f"• A thread for each game: **{'on' if s.use_threads else 'off'}**\n"
+            f"• A settle-up plan (`/ledger-plan`) expires after **{s.plan_expiry_s / 3600:g} h**")
 
