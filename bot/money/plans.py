@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.storage import Storage
@@ -43,10 +43,11 @@ _MENTION = re.compile(r"<@!?([0-9]{1,20})>|([0-9]{15,20})")
 _ROLE = re.compile(r"<@&[0-9]+>|@everyone|@here")
 
 
-def parse_members(text: str) -> list[int]:
+def parse_members(text: str, named: Callable[[str], int | None] | None = None) -> list[int]:
     """The people named in ``members:``: mentions (``<@123>``) or ids, separated by spaces or
-    commas. Raises ``UserError`` for anything else (a name typed without picking the member, a
-    role)."""
+    commas; a word that is neither is looked up with ``named`` (a member's name, with or
+    without its @: the bot's cache of the server's members), if given. Raises ``UserError``
+    for anything else (a name nobody has, a role)."""
     text = text.strip()
     if not text:
         raise UserError("Name the members with @mentions (e.g. `@Alice @Bob @Carol`), or leave "
@@ -59,6 +60,10 @@ def parse_members(text: str) -> list[int]:
         if not token:
             continue
         pieces = list(_MENTION.finditer(token))
+        if not pieces and named is not None and (user := named(token.lstrip("@"))):
+            if user not in found:
+                found.append(user)
+            continue
         if not pieces or "".join(m.group(0) for m in pieces) != token:
             shown = token if len(token) <= 40 else token[:37] + "…"
             raise UserError(f"`{shown.replace('`', '')}` isn't a member: pick each one from "

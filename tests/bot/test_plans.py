@@ -200,6 +200,13 @@ def test_members_are_read_from_mentions_and_ids(text: str, ids: list[int]) -> No
     assert parse_members(text) == ids
 
 
+def test_members_may_be_named_when_the_bot_knows_them() -> None:
+    known = {"alice": 101, "bob": 202}
+    assert parse_members("@alice bob <@303>", known.get) == [101, 202, 303]
+    with pytest.raises(UserError, match="`carol` isn't a member"):
+        parse_members("alice carol", known.get)
+
+
 @pytest.mark.parametrize(("text", "says"), [
     ("alice bob", "`alice` isn't a member"),
     ("<@101> <@&55>", "Roles"),
@@ -210,3 +217,23 @@ def test_members_are_read_from_mentions_and_ids(text: str, ids: list[int]) -> No
 def test_malformed_members_are_refused_politely(text: str, says: str) -> None:
     with pytest.raises(UserError, match=says):
         parse_members(text)
+
+
+async def test_two_processes_accepting_last_at_once_net_once(database: str) -> None:
+    # Two bot processes (shards) on one database: each its own storage and connections.
+    clock = Clock(1_700_000_000.0)
+    one, two = await Storage.open(database, clock), await Storage.open(database, clock)
+    try:
+        await owe(one, (B, A, 400), (C, B, 400))
+        row = (await PlanService(one).propose(guild_id=G, channel_id=1, proposer=A,
+                                              members=None)).row
+        assert row is not None
+        await PlanService(two).accept(row.id, A)
+        results = await asyncio.gather(PlanService(one).accept(row.id, B),
+                                       PlanService(two).accept(row.id, C))
+        assert sorted(r.outcome for r in results) == ["accepted", "done"]
+        assert await two.ledger.open_balances(G) == [(A, C, -400)]
+        assert len([r for r in await one.ledger.pair_entries(G, A, C)][0]) == 1
+    finally:
+        await one.close()
+        await two.close()

@@ -213,8 +213,8 @@ async def test_a_plan_expires_or_turns_void_and_its_message_says_so(world: World
     assert "plan (`/ledger-plan`) expires after **2 h**" in answer.content, answer.content
     answer = await reply(fake, alice, channel, "settings", plan_expiry_hours=3.0)
     assert "Manage Server" in answer.content
-    answer = await reply(fake, alice, channel, "ledger-plan", members="bob carol")
-    assert answer.ephemeral and "`bob` isn't a member" in answer.content
+    answer = await reply(fake, alice, channel, "ledger-plan", members="@zed <@1>")
+    assert answer.ephemeral and "`@zed` isn't a member" in answer.content
     answer = await reply(fake, alice, channel, "ledger-plan", members=f"<@{bob.id}>")
     assert "at least two members" in answer.content
     await staked_game(fake, channel, alice, bob)

@@ -219,7 +219,13 @@ class PlanCog(commands.Cog):
     async def ledger_plan(self, interaction: Interaction,
                           members: app_commands.Range[str, 1, 4000] | None = None) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        chosen = parse_members(members) if members is not None else None
+        guild = interaction.guild
+
+        def named(name: str) -> int | None:
+            member = guild.get_member_named(name) if guild is not None else None
+            return member.id if member is not None else None
+
+        chosen = parse_members(members, named) if members is not None else None
         # Private first: a refusal (nobody with a balance) is for the caller alone; the plan is
         # then posted publicly.
         await think(interaction, private=True)
@@ -253,6 +259,7 @@ class PlanCog(commands.Cog):
             allowed_mentions=discord.AllowedMentions.none())
         message = await interaction.followup.send(
             plan_text(row, proposal, cur), file=picture, view=plan_controls(row.id), wait=True,
+            # Those who must accept are pinged (Discord takes at most 100 users here).
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(u)
-                                                            for u in row.waiting]))
+                                                            for u in row.waiting[:100]]))
         await self.bot.plans.set_message(row.id, message.id)
