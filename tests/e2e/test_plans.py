@@ -99,6 +99,8 @@ async def four_people_settle_up(fake: FakeDiscord, channel: Any, people: dict[st
     text = plan.content
     assert f"<@{dave.id}> pays <@{alice.id}> **$4.00**" in text and "1 payment instead of 3" in text
     assert "The fewest payments possible." in text
+    assert (f"Net positions: <@{alice.id}> is owed $4.00 · <@{dave.id}> owes $4.00 · 2 square"
+            in text), text
     mine = await press(fake, bob, plan, "mine")
     assert (f"Your $4.00 to <@{alice.id}> and $4.00 from <@{carol.id}> become nothing"
             in mine.content), mine.content

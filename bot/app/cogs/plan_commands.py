@@ -25,7 +25,7 @@ from discord.ext import commands
 
 from bot.money.amounts import format_amount
 from bot.money.plans import PlanService, Proposal, closed_words, describe_change, parse_members
-from bot.money.settle_plan import EXACT_LIMIT
+from bot.money.settle_plan import EXACT_LIMIT, net_positions
 from bot.pictures.drawing import pictures
 from bot.pictures.plan_picture import render_plan
 from bot.storage.plan_records import PlanRow
@@ -68,6 +68,15 @@ def plan_text(row: PlanRow | None, proposal: Proposal | None, currency: str) -> 
         lines.append(f"These {len(payments)} payment{'s' if len(payments) != 1 else ''} "
                      "settle everyone, and they already are the balances: nothing to agree. "
                      "Settle each with `/settle`.")
+    positions = (net_positions((low, high, cents) for (low, high), cents in row.balances.items())
+                 if row is not None else dict(proposal.plan.positions) if proposal else {})
+    nets = [f"<@{user}> {'is owed' if cents > 0 else 'owes'} {_money(cents, currency)}"
+            for user, cents in sorted(positions.items(), key=lambda kv: (-kv[1], kv[0]))
+            if cents]
+    square = sum(1 for cents in positions.values() if not cents)
+    lines.append("Net positions: " + " · ".join(nets[:LISTED])
+                 + (f" · {len(nets) - LISTED} more" if len(nets) > LISTED else "")
+                 + (f" · {square} square" if square else ""))
     for payer, payee, cents in payments[:LISTED]:
         lines.append(f"• <@{payer}> pays <@{payee}> **{_money(cents, currency)}**")
     if len(payments) > LISTED:
