@@ -150,7 +150,15 @@ class PlanRecords(Records):
         if it was no longer open (someone else closed or completed it first)."""
         if status not in CLOSED or status == "done":
             raise ValueError(status)
+        async with self._db.connection() as peek:
+            guild = await peek.fetchval("SELECT guild_id FROM settle_plans WHERE id = ?",
+                                        (plan_id,))
+        if guild is None:
+            return None
         async with self._db.transaction() as conn:
+            # The ledger lock, as an acceptance takes it: a refusal and the last acceptance
+            # (from another process) come one after the other, never interleaved.
+            await conn.lock_ledger(int(guild))
             changed = await conn.execute(
                 "UPDATE settle_plans SET status = ?, closed_at = ?, closed_by = ? "
                 "WHERE id = ? AND status = 'open'", (status, self.clock(), by, plan_id))

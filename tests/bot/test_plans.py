@@ -264,3 +264,29 @@ async def test_a_database_from_before_plans_nets_a_plan_after_its_upgrade(tmp_pa
     with pytest.raises(Exception, match="CHECK"):
         await run_sql(str(path), "INSERT INTO ledger (guild_id, kind, debtor_id, creditor_id, "
                       "amount_cents, created_at) VALUES (1, 'gift', 1, 2, 3, 0)")
+
+
+async def test_a_refusal_and_the_last_acceptance_at_once_one_wins_whole(database: str) -> None:
+    clock = Clock(1_700_000_000.0)
+    one, two = await Storage.open(database, clock), await Storage.open(database, clock)
+    try:
+        await owe(one, (B, A, 400), (C, B, 400))
+        row = (await PlanService(one).propose(guild_id=G, channel_id=1, proposer=A,
+                                              members=None)).row
+        assert row is not None
+        for user in (A, B):
+            await PlanService(one).accept(row.id, user)
+        accepted, refused = await asyncio.gather(PlanService(one).accept(row.id, C),
+                                                 PlanService(two).refuse(row.id, A),
+                                                 return_exceptions=True)
+        status = (await one.plans.get_plan(row.id)).status  # type: ignore[union-attr]
+        netted = await one.ledger.open_balances(G) == [(A, C, -400)]
+        if status == "done":
+            assert isinstance(refused, UserError) and not isinstance(accepted, BaseException)
+            assert netted
+        else:
+            assert status == "refused" and isinstance(accepted, UserError) and not netted
+            assert await one.ledger.open_balances(G) == [(A, B, -400), (B, C, -400)]
+    finally:
+        await one.close()
+        await two.close()
