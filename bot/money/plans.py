@@ -33,7 +33,8 @@ from .settle_plan import (
     plan_settlement,
 )
 
-__all__ = ["MAX_MEMBERS", "PlanService", "Proposal", "describe_change", "parse_members"]
+__all__ = ["MAX_MEMBERS", "PlanService", "Proposal", "check_members", "describe_change",
+           "parse_members"]
 
 MAX_MEMBERS = 200
 """The most people one plan takes (its message and picture stay readable; the plan is greedy
@@ -43,11 +44,9 @@ _MENTION = re.compile(r"<@!?([0-9]{1,20})>|([0-9]{15,20})")
 _ROLE = re.compile(r"<@&[0-9]+>|@everyone|@here")
 
 
-def parse_members(text: str, named: Callable[[str], int | None] | None = None) -> list[int]:
-    """The people named in ``members:``: mentions (``<@123>``) or ids, separated by spaces or
-    commas; a word that is neither is looked up with ``named`` (a member's name, with or
-    without its @: the bot's cache of the server's members), if given. Raises ``UserError``
-    for anything else (a name nobody has, a role)."""
+def check_members(text: str) -> str:
+    """``members:`` stripped; ``UserError`` if it is empty or names a role (checked before
+    anything is read: names are looked up later)."""
     text = text.strip()
     if not text:
         raise UserError("Name the members with @mentions (e.g. `@Alice @Bob @Carol`), or leave "
@@ -55,6 +54,15 @@ def parse_members(text: str, named: Callable[[str], int | None] | None = None) -
     if _ROLE.search(text):
         raise UserError("Roles and @everyone can't be planned for: mention the members "
                         "themselves, or leave `members` out for everyone with a balance.")
+    return text
+
+
+def parse_members(text: str, named: Callable[[str], int | None] | None = None) -> list[int]:
+    """The people named in ``members:``: mentions (``<@123>``) or ids, separated by spaces or
+    commas; a word that is neither is looked up with ``named`` (a member's name, with or
+    without its @: the bot's cache of the server's members), if given. Raises ``UserError``
+    for anything else (a name nobody has, a role)."""
+    text = check_members(text)
     found: list[int] = []
     for token in re.split(r"[\s,]+", text):
         if not token:
@@ -156,6 +164,11 @@ class PlanService:
             must_accept=plan.must_agree,
             expires_at=self.storage.clock() + settings.plan_expiry_s)
         return Proposal(plan, row)
+
+    async def people_with_balances(self, guild_id: int) -> list[int]:
+        """Everyone with an open balance in the server."""
+        lines = await self.storage.ledger.open_balances(guild_id)
+        return sorted({user for low, high, _ in lines for user in (low, high)})
 
     async def set_message(self, plan_id: int, message_id: int) -> None:
         """Remember the proposal's public message."""

@@ -224,6 +224,8 @@ async def test_a_plan_expires_or_turns_void_and_its_message_says_so(world: World
     answer = await reply(fake, alice, channel, "ledger-plan",
                          members=f"<@{alice.id}> <@{carol.id}>")
     assert "None of these members owes another" in answer.content
+    answer = await reply(fake, alice, channel, "ledger-plan", members=f"@alice <@{carol.id}>")
+    assert "None of these members owes another" in answer.content  # a name known to the bot
     # A plan, then a game between two of its people: void, and the message says so.
     plan = await propose(fake, channel, alice)
     assert "Waiting for" in plan.content

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -24,7 +25,14 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.money.amounts import format_amount
-from bot.money.plans import PlanService, Proposal, closed_words, describe_change, parse_members
+from bot.money.plans import (
+    PlanService,
+    Proposal,
+    check_members,
+    closed_words,
+    describe_change,
+    parse_members,
+)
 from bot.money.settle_plan import EXACT_LIMIT, net_positions
 from bot.pictures.drawing import pictures
 from bot.pictures.plan_picture import render_plan
@@ -219,6 +227,22 @@ class PlanCog(commands.Cog):
     def __init__(self, bot: Host) -> None:
         self.bot = bot
 
+    async def _names(self, interaction: Interaction, text: str) -> Callable[[str], int | None]:
+        """How a member typed as a name (``@alice`` or ``alice``, as a client without the @
+        list sends it) is found: among the people with an open balance (the only ones a plan
+        can take), by the names the bot knows, ignoring case; a name two of them share finds
+        nobody."""
+        if all(piece.startswith("<@") or piece.isdigit()
+               for piece in re.split(r"[\s,]+", text.strip()) if piece):
+            return lambda name: None
+        assert interaction.guild_id is not None
+        people = await self.bot.plans.people_with_balances(interaction.guild_id)
+        found: dict[str, int | None] = {}
+        for user, name in (await known_names(self.bot, interaction, people)).items():
+            key = name.casefold()
+            found[key] = None if key in found and found[key] != user else user
+        return lambda name: found.get(name.casefold())
+
     @app_commands.command(name="ledger-plan",
                           description="The fewest payments that settle everyone (or the "
                                       "members named); propose netting to them.")
@@ -228,16 +252,14 @@ class PlanCog(commands.Cog):
     async def ledger_plan(self, interaction: Interaction,
                           members: app_commands.Range[str, 1, 4000] | None = None) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        guild = interaction.guild
-
-        def named(name: str) -> int | None:
-            member = guild.get_member_named(name) if guild is not None else None
-            return member.id if member is not None else None
-
-        chosen = parse_members(members, named) if members is not None else None
+        if members is not None:
+            check_members(members)  # a role or nothing: refused at once
         # Private first: a refusal (nobody with a balance) is for the caller alone; the plan is
         # then posted publicly.
         await think(interaction, private=True)
+        chosen = None
+        if members is not None:
+            chosen = parse_members(members, await self._names(interaction, members))
         proposal = await self.bot.plans.propose(
             guild_id=interaction.guild_id, channel_id=interaction.channel_id,
             proposer=interaction.user.id, members=chosen)
