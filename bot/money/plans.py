@@ -157,6 +157,14 @@ class PlanService:
             return Proposal(plan, None)
         before = pair_balances(lines if chosen is None else
                                [line for line in lines if line[0] in chosen and line[1] in chosen])
+        for waiting in await self.storage.plans.still_open([guild_id]):
+            if waiting.members == plan.members and waiting.balances == before \
+                    and waiting.expires_at > self.storage.clock():
+                where = (f" (https://discord.com/channels/{guild_id}/{waiting.channel_id}/"
+                         f"{waiting.message_id})" if waiting.message_id is not None else "")
+                raise UserError(f"Plan #{waiting.id} for these people is still waiting to be "
+                                f"accepted{where}: accept or refuse it there, or its proposer "
+                                "may withdraw it.")
         row = await self.storage.plans.create_plan(
             guild_id=guild_id, channel_id=channel_id, proposer_id=proposer,
             members=plan.members, balances=before,

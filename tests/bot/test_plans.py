@@ -111,9 +111,13 @@ async def test_withdraw_by_the_proposer_only(env) -> None:
     await chain(storage)
     row = (await plans.propose(guild_id=G, channel_id=1, proposer=E, members=None)).row
     assert row is not None
+    with pytest.raises(UserError, match=f"Plan #{row.id} for these people is still waiting"):
+        await plans.propose(guild_id=G, channel_id=1, proposer=A, members=None)
     with pytest.raises(UserError, match="Only <@505>"):
         await plans.withdraw(row.id, A)
     assert (await plans.withdraw(row.id, E)).status == "withdrawn"
+    again = (await plans.propose(guild_id=G, channel_id=1, proposer=A, members=None)).row
+    assert again is not None and again.id != row.id
 
 
 async def test_a_balance_changed_before_all_accepted_voids_the_plan(env) -> None:

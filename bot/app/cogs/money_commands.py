@@ -261,6 +261,8 @@ class MoneyCog(commands.Cog):
             state = (f"you owe {money}" if owed > 0 else f"owes you {money}" if owed < 0
                      else "square")
             lines.append(f"<@{other}>: {state} · {games} game{'s' if games != 1 else ''}")
+        if sum(1 for _, owed, _ in rows if owed) >= 2:
+            lines.append("Fewer payments for the whole group: `/ledger-plan`.")
         await interaction.followup.send("\n".join(lines)[:2000], ephemeral=True,
                                         allowed_mentions=discord.AllowedMentions.none())
 
