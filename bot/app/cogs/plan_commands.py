@@ -60,6 +60,11 @@ def _money(cents: int, currency: str) -> str:
     return format_amount(abs(cents), currency)
 
 
+def _some(users: list[int] | tuple[int, ...], most: int = 20) -> str:
+    shown = ", ".join(f"<@{u}>" for u in users[:most])
+    return shown + (f" and {len(users) - most} more" if len(users) > most else "")
+
+
 def plan_text(row: PlanRow | None, proposal: Proposal | None, currency: str) -> str:
     """The public message of a plan: the payments, who must accept, and where it stands."""
     lines: list[str] = []
@@ -82,13 +87,14 @@ def plan_text(row: PlanRow | None, proposal: Proposal | None, currency: str) -> 
             for user, cents in sorted(positions.items(), key=lambda kv: (-kv[1], kv[0]))
             if cents]
     square = sum(1 for cents in positions.values() if not cents)
-    lines.append("Net positions: " + " · ".join(nets[:LISTED])
-                 + (f" · {len(nets) - LISTED} more" if len(nets) > LISTED else "")
+    lines.append("Net positions: " + " · ".join(nets[:10 if len(nets) > LISTED else LISTED])
+                 + (f" · {len(nets) - 10} more" if len(nets) > LISTED else "")
                  + (f" · {square} square" if square else ""))
-    for payer, payee, cents in payments[:LISTED]:
+    for payer, payee, cents in payments[:LISTED if len(positions) <= LISTED else 10]:
         lines.append(f"• <@{payer}> pays <@{payee}> **{_money(cents, currency)}**")
-    if len(payments) > LISTED:
-        lines.append(f"… and {len(payments) - LISTED} more (see the picture).")
+    listed = LISTED if len(positions) <= LISTED else 10
+    if len(payments) > listed:
+        lines.append(f"… and {len(payments) - listed} more (see the picture).")
     lines.append("The fewest payments possible." if exact else
                  f"More than {EXACT_LIMIT} people: a quick plan of at most one payment fewer "
                  "than the people in it, maybe not the fewest.")
@@ -100,9 +106,8 @@ def plan_text(row: PlanRow | None, proposal: Proposal | None, currency: str) -> 
     accepted = [u for u, when in row.accepted.items() if when is not None]
     if row.status == "open":
         if accepted:
-            lines.append("Accepted by " + ", ".join(f"<@{u}>" for u in accepted) + ".")
-        lines.append("Waiting for " + ", ".join(f"<@{u}>" for u in waiting)
-                     + f" · expires <t:{int(row.expires_at)}:R>.")
+            lines.append(f"Accepted by {_some(accepted)}.")
+        lines.append(f"Waiting for {_some(waiting)} · expires <t:{int(row.expires_at)}:R>.")
     elif row.status == "done":
         lines.append("✅ Accepted by everyone and netted in the notebook. Now settle each "
                      "payment with `/settle`.")
