@@ -666,7 +666,8 @@ class SpiteBot(Host):
 
     async def tick(self) -> None:
         """Expire challenges, remind players on turn, offer claims on stuck games, repair
-        boards that fell behind, and let go of finished games kept in memory."""
+        boards that fell behind, let go of finished games kept in memory, and close the
+        settle-up plans that expired or turned void."""
         # A finished game goes once its last board is drawn, whatever other boards wait: with
         # 1,000 games some always do, and finished games stayed in memory for good.
         self.service.live.forget_finished(keep=self.boards.is_due)

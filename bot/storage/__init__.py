@@ -6,9 +6,10 @@ package touches a connection.
 
 - ``rows``: the rows handed out, as frozen dataclasses, and the errors;
 - ``settings_records``, ``challenge_records``, ``game_records``, ``ledger_records``,
-  ``settlement_records``, ``standing_records``: the records of each capability, each one
-  attribute of ``Storage`` (``storage.settings``, ``storage.challenges``, ``storage.games``,
-  ``storage.ledger``, ``storage.settlements``, ``storage.standings``);
+  ``settlement_records``, ``plan_records``, ``standing_records``: the records of each
+  capability, each one attribute of ``Storage`` (``storage.settings``, ``storage.challenges``,
+  ``storage.games``, ``storage.ledger``, ``storage.settlements``, ``storage.plans``,
+  ``storage.standings``);
 - ``schema``: the one declaration of the tables, their columns, keys and indexes, from which
   each backend's DDL for a new database, the copy's table order and the backup's table list
   come;
