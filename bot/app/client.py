@@ -704,17 +704,9 @@ class SpiteBot(Host):
     async def _close_due_plans(self) -> None:
         """Plans of this process's servers that expired, or whose balances changed (a game
         ended, a payment): closed, and their messages say so."""
-        from .cogs.plan_commands import plan_controls, plan_text
+        from .cogs.plan_commands import close_due_plans
 
-        for row in await self.plans.close_due([guild.id for guild in self.guilds]):
-            if row.message_id is None:
-                continue
-            currency = (await self.ledger.settings(row.guild_id)).currency
-            with contextlib.suppress(discord.HTTPException):
-                await self.get_partial_messageable(row.channel_id).get_partial_message(
-                    row.message_id).edit(content=plan_text(row, None, currency),
-                                         view=plan_controls(row.id, disabled=True),
-                                         allowed_mentions=discord.AllowedMentions.none())
+        await close_due_plans(self, [guild.id for guild in self.guilds])
 
     async def _notices(self, live: LiveGame, now: float) -> None:
         """The reminder or the claim notice the game is due, if any: posted first, then noted

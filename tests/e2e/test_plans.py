@@ -236,6 +236,12 @@ async def test_a_plan_expires_or_turns_void_and_its_message_says_so(world: World
     assert "is void: a balance between its members changed" in plan.content
     answer = await press(fake, alice, plan, "accept", force=True)
     assert "is void" in answer.content and "Nothing was changed" in answer.content
+    # A payment voids a plan at once, and its message says so.
+    plan = await propose(fake, channel, bob)
+    inter = await fake.slash(alice, channel, "settle", user=bob, amount="1")
+    await inter.message(timeout=15)
+    await fake.wait_for(lambda: "is void" in plan.content, timeout=15,
+                        description="the plan says it is void after a payment")
     # A plan left to expire.
     plan = await propose(fake, channel, carol)
     world.clock.now += 2 * 3600

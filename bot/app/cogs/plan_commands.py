@@ -44,7 +44,8 @@ from ..host import Host, Interaction
 from ..ui import Controls, Guarded, reply_error, think
 from .money_commands import known_names
 
-__all__ = ["DYNAMIC_ITEMS", "PlanButton", "PlanCog", "plan_controls", "plan_text"]
+__all__ = ["DYNAMIC_ITEMS", "PlanButton", "PlanCog", "close_due_plans", "plan_controls",
+           "plan_text"]
 
 _INSTEAD = "/ledger-plan"
 LISTED = 25
@@ -213,6 +214,21 @@ async def _show(interaction: Interaction, row: PlanRow) -> None:
             content=plan_text(row, None, currency),
             view=plan_controls(row.id, disabled=row.status != "open"),
             allowed_mentions=discord.AllowedMentions.none())
+
+
+async def close_due_plans(bot: Host, guild_ids: list[int]) -> None:
+    """Close the plans of these servers that expired or whose balances changed (a game ended,
+    a payment), and edit their messages to say so (the housekeeping round, and right after a
+    payment or a void)."""
+    for row in await bot.plans.close_due(guild_ids):
+        if row.message_id is None:
+            continue
+        currency = (await bot.ledger.settings(row.guild_id)).currency
+        with contextlib.suppress(discord.HTTPException):
+            await bot.get_partial_messageable(row.channel_id).get_partial_message(
+                row.message_id).edit(content=plan_text(row, None, currency),
+                                     view=plan_controls(row.id, disabled=True),
+                                     allowed_mentions=discord.AllowedMentions.none())
 
 
 def plan_controls(plan_id: int, disabled: bool = False) -> Controls:
