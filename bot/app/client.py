@@ -495,6 +495,8 @@ class SpiteBot(Host):
             if outcome.entries:
                 self._background(self.ledger.update_ratings(live.terms.guild_id),
                                  f"ratings-{live.id}")
+        if any(entry.amount_cents for entry in outcome.entries):
+            self._background(self._close_due_plans([live.terms.guild_id]), f"plans-{live.id}")
 
     async def announce_result(self, game_id: int) -> None:
         """Tell both players in the channel how the game ended (once, even across restarts
@@ -701,12 +703,17 @@ class SpiteBot(Host):
         await self.announce_results()  # those that failed before
         await self._close_due_plans()
 
-    async def _close_due_plans(self) -> None:
-        """Plans of this process's servers that expired, or whose balances changed (a game
-        ended, a payment): closed, and their messages say so."""
+    async def _close_due_plans(self, guild_ids: list[int] | None = None) -> None:
+        """Plans of these servers (default: this process's) that expired, or whose balances
+        changed (a game ended, a payment): closed, and their messages say so. After a game,
+        a failure waits for the housekeeping round, which tries again."""
         from .cogs.plan_commands import close_due_plans
 
-        await close_due_plans(self, [guild.id for guild in self.guilds])
+        if guild_ids is None:
+            await close_due_plans(self, [guild.id for guild in self.guilds])
+            return
+        with contextlib.suppress(StorageError, discord.HTTPException):
+            await close_due_plans(self, guild_ids)
 
     async def _notices(self, live: LiveGame, now: float) -> None:
         """The reminder or the claim notice the game is due, if any: posted first, then noted
