@@ -703,6 +703,10 @@ class SpiteBot(Host):
         await self.announce_results()  # those that failed before
         await self._close_due_plans()
 
+    async def balances_moved(self, guild_id: int) -> None:
+        """A payment or a void changed balances: the plans it turned void say so now."""
+        await self._close_due_plans([guild_id])
+
     async def _close_due_plans(self, guild_ids: list[int] | None = None) -> None:
         """Plans of these servers (default: this process's) that expired, or whose balances
         changed (a game ended, a payment): closed, and their messages say so. After a game,

@@ -68,6 +68,11 @@ class Host(commands.Bot):
         """Finished games: ``/history`` and ``/replay``."""
 
     @abstractmethod
+    async def balances_moved(self, guild_id: int) -> None:
+        """A payment or a void changed balances in the server: the settle-up plans it turned
+        void are closed and their messages say so (a failure waits for the housekeeping)."""
+
+    @abstractmethod
     async def boards_repaired(self) -> None:
         """Return once the boards a restart left behind show their saved games (or after a
         bounded wait): an interaction answered before would show a board a move behind."""

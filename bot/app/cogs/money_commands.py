@@ -212,15 +212,7 @@ class SettleButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
             content=text, view=_settle_controls(row.id, disabled=True),
             allowed_mentions=discord.AllowedMentions.none())
         if entry is not None:
-            await _plans_moved(interaction.client, row.guild_id)
-
-
-async def _plans_moved(bot: Host, guild_id: int) -> None:
-    # A balance moved: a settle-up plan waiting on it is void now, and its message says so at
-    # once rather than at the next housekeeping round.
-    from .plan_commands import close_due_plans  # it imports this module
-
-    await close_due_plans(bot, [guild_id])
+            await interaction.client.balances_moved(row.guild_id)
 
 
 def _settle_controls(settlement_id: int, disabled: bool = False) -> Controls:
@@ -314,7 +306,7 @@ class MoneyCog(commands.Cog):
             allowed_mentions=discord.AllowedMentions.none())
         await interaction.followup.send(f"<@{me}> {verb} **{money}** from <@{user.id}>.",
                                         allowed_mentions=discord.AllowedMentions.none())
-        await _plans_moved(self.bot, interaction.guild_id)
+        await self.bot.balances_moved(interaction.guild_id)
 
     @app_commands.command(name="void", description="Admins: reverse a game's ledger entry.")
     @app_commands.describe(game="The game number (#)", reason="Why (shown in the history)")
@@ -333,7 +325,7 @@ class MoneyCog(commands.Cog):
         await interaction.followup.send(
             f"Game #{game} voided by <@{interaction.user.id}>: {row.note} ({money} reversed).",
             allowed_mentions=discord.AllowedMentions.none())
-        await _plans_moved(self.bot, interaction.guild_id)
+        await self.bot.balances_moved(interaction.guild_id)
 
     @app_commands.command(name="leaderboard", description="Who leads the server.")
     @app_commands.describe(by="Rank by", rules="Which rule set")
