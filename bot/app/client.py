@@ -44,6 +44,7 @@ from bot.storage import ShardInUse, Storage, StorageError
 
 from . import retry
 from .board import BoardPublisher
+from .cogs.plan_commands import close_due_plans
 from .host import Host, Interaction
 from .invitations import DYNAMIC_ITEMS as INVITATION_ITEMS
 from .invitations import challenge_controls, result_controls, table_controls
@@ -496,7 +497,7 @@ class SpiteBot(Host):
                 self._background(self.ledger.update_ratings(live.terms.guild_id),
                                  f"ratings-{live.id}")
         if any(entry.amount_cents for entry in outcome.entries):
-            self._background(self._close_due_plans([live.terms.guild_id]), f"plans-{live.id}")
+            self._background(self.balances_moved(live.terms.guild_id), f"plans-{live.id}")
 
     async def announce_result(self, game_id: int) -> None:
         """Tell both players in the channel how the game ended (once, even across restarts
@@ -701,23 +702,13 @@ class SpiteBot(Host):
                                      "be posted (%s); tried again at the next round",
                                      live.id, describe(exc))
         await self.announce_results()  # those that failed before
-        await self._close_due_plans()
+        await close_due_plans(self, [guild.id for guild in self.guilds])
 
     async def balances_moved(self, guild_id: int) -> None:
-        """A payment or a void changed balances: the plans it turned void say so now."""
-        await self._close_due_plans([guild_id])
-
-    async def _close_due_plans(self, guild_ids: list[int] | None = None) -> None:
-        """Plans of these servers (default: this process's) that expired, or whose balances
-        changed (a game ended, a payment): closed, and their messages say so. After a game,
-        a failure waits for the housekeeping round, which tries again."""
-        from .cogs.plan_commands import close_due_plans
-
-        if guild_ids is None:
-            await close_due_plans(self, [guild.id for guild in self.guilds])
-            return
+        """A game, payment or void changed balances: the plans it turned void say so now (a
+        failure waits for the housekeeping round)."""
         with contextlib.suppress(StorageError, discord.HTTPException):
-            await close_due_plans(self, guild_ids)
+            await close_due_plans(self, [guild_id])
 
     async def _notices(self, live: LiveGame, now: float) -> None:
         """The reminder or the claim notice the game is due, if any: posted first, then noted
