@@ -27,6 +27,7 @@ from bot.games.game_service import GameService, LiveGame, MoveOutcome, UserError
 from bot.games.history import HistoryService
 from bot.money.amounts import format_amount
 from bot.money.ledger_service import LedgerService
+from bot.money.plans import PlanService
 from bot.money.seasons import SeasonService
 from bot.ops.backup import DailyBackups
 from bot.ops.config import Config
@@ -44,6 +45,7 @@ from bot.storage import ShardInUse, Storage, StorageError
 
 from . import retry
 from .board import BoardPublisher
+from .cogs.plan_commands import close_due_plans
 from .host import Host, Interaction
 from .invitations import DYNAMIC_ITEMS as INVITATION_ITEMS
 from .invitations import challenge_controls, result_controls, table_controls
@@ -204,6 +206,7 @@ class SpiteBot(Host):
     storage: Storage
     service: GameService
     ledger: LedgerService
+    plans: PlanService
     _boards: BoardPublisher
     _history: HistoryService
 
@@ -268,6 +271,8 @@ class SpiteBot(Host):
         from .cogs.history_commands import HistoryCog
         from .cogs.money_commands import DYNAMIC_ITEMS as MONEY_ITEMS
         from .cogs.money_commands import MoneyCog
+        from .cogs.plan_commands import DYNAMIC_ITEMS as PLAN_ITEMS
+        from .cogs.plan_commands import PlanCog
         from .cogs.season_commands import SeasonCog
 
         self.storage = await Storage.open(self.config.database, self._clock)
@@ -281,11 +286,14 @@ class SpiteBot(Host):
         self._boards = BoardPublisher(self, self.config.board_delay)
         self.ledger = LedgerService(self.storage)
         self.seasons = SeasonService(self.storage)
+        self.plans = PlanService(self.storage)
         self._history = HistoryService(self.storage)
-        self._dynamic_items = (*DYNAMIC_ITEMS, *INVITATION_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS)
+        self._dynamic_items = (*DYNAMIC_ITEMS, *INVITATION_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS,
+                               *PLAN_ITEMS)
         self.add_dynamic_items(*self._dynamic_items)
         await self.add_cog(GamesCog(self))
         await self.add_cog(MoneyCog(self))
+        await self.add_cog(PlanCog(self))
         await self.add_cog(HistoryCog())
         await self.add_cog(SeasonCog(self))
         if self.config.shards is not None and 0 not in self.config.shards.ids:
@@ -493,6 +501,8 @@ class SpiteBot(Host):
             if outcome.entries:
                 self._background(self.ledger.update_ratings(live.terms.guild_id),
                                  f"ratings-{live.id}")
+        if any(entry.amount_cents for entry in outcome.entries):
+            self._background(self.balances_moved(live.terms.guild_id), f"plans-{live.id}")
 
     async def announce_result(self, game_id: int) -> None:
         """Tell both players in the channel how the game ended (once, even across restarts
@@ -664,7 +674,8 @@ class SpiteBot(Host):
 
     async def tick(self) -> None:
         """Expire challenges, remind players on turn, offer claims on stuck games, repair
-        boards that fell behind, and let go of finished games kept in memory."""
+        boards that fell behind, let go of finished games kept in memory, and close the
+        settle-up plans that expired or turned void."""
         # A finished game goes once its last board is drawn, whatever other boards wait: with
         # 1,000 games some always do, and finished games stayed in memory for good.
         self.service.live.forget_finished(keep=self.boards.is_due)
@@ -697,6 +708,13 @@ class SpiteBot(Host):
                                      live.id, describe(exc))
         await self.announce_results()  # those that failed before
         await post_due_seasons(self)  # seasons whose end has come (also while the bot was down)
+        await close_due_plans(self, [guild.id for guild in self.guilds])
+
+    async def balances_moved(self, guild_id: int) -> None:
+        """A game, payment or void changed balances: the plans it turned void say so now (a
+        failure waits for the housekeeping round)."""
+        with contextlib.suppress(StorageError, discord.HTTPException):
+            await close_due_plans(self, [guild_id])
 
     async def _notices(self, live: LiveGame, now: float) -> None:
         """The reminder or the claim notice the game is due, if any: posted first, then noted

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from bot.games.game_service import GameService, LiveGame
     from bot.games.history import HistoryService
     from bot.money.ledger_service import LedgerService
+    from bot.money.plans import PlanService
     from bot.money.seasons import SeasonService
 
 __all__ = ["BoardRequests", "Host", "Interaction", "hosted"]
@@ -40,6 +41,8 @@ class Host(commands.Bot):
     service: GameService
     ledger: LedgerService
     seasons: SeasonService
+    plans: PlanService
+    """Plans that settle a group in the fewest payments (``/ledger-plan``)."""
     failures: FailureLog
     """What failed around the bot (Discord, the database), logged once per kind a minute."""
     retry_base = 1.0
@@ -65,6 +68,11 @@ class Host(commands.Bot):
     @abstractmethod
     def history(self) -> HistoryService:
         """Finished games: ``/history`` and ``/replay``."""
+
+    @abstractmethod
+    async def balances_moved(self, guild_id: int) -> None:
+        """A payment or a void changed balances in the server: the settle-up plans it turned
+        void are closed and their messages say so (a failure waits for the housekeeping)."""
 
     @abstractmethod
     async def boards_repaired(self) -> None:

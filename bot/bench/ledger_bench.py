@@ -94,6 +94,8 @@ def _queries(ledger: LedgerService, user: int, other: int, pair_lines: int, ten:
 
             out.append((f"/leaderboard by:{by} rules:{rules or 'all'}", board))
     out.append(("/stats", lambda: ledger.stats(GUILD, user)))
+    # What /ledger-plan reads: every open pair of the server (the plan itself is ``bench plan``).
+    out.append(("/ledger-plan balances", lambda: ledger.storage.ledger.open_balances(GUILD)))
     # A leaderboard's names when none of its players is in the bot's member cache. The
     # benchmark has no game rows, so this is the lookup alone, without reading a game.
     out.append(("names of 10 uncached players", lambda: ledger.player_names(GUILD, ten)))

@@ -508,6 +508,11 @@ def describe_line(row: LedgerRow, viewer: int, currency: str) -> str:
         return f"Game #{row.game_id} ({row.rules}): {who} by {row.margin}, {money}"
     if row.kind == "void":
         return f"Game #{row.game_id} voided: {row.note or ''} ({money} reversed)"
+    if row.kind == "netting":
+        # A plan's line moves a debt between pairs (issue 34): the note names the plan.
+        plan = row.note or "a plan"
+        return (f"Netted by {plan}: you owe {money} more" if row.debtor_id == viewer
+                else f"Netted by {plan}: {money} more owed to you")
     paid_by_viewer = row.creditor_id == viewer
     if row.kind == "forgive":
         return f"{money} forgiven" + (" to you" if paid_by_viewer else " by you")

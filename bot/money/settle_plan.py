@@ -34,8 +34,8 @@ from typing import NamedTuple
 
 __all__ = ["EXACT_LIMIT", "Debt", "NettingEntry", "Owed", "Payment", "PersonChange",
            "SettlePlan", "exact_payments", "fewest_payments", "greedy_payments",
-           "net_positions", "netting_entries", "pair_balances", "plan_settlement",
-           "zero_sum_groups"]
+           "net_positions", "netting_entries", "pair_balances", "person_changes",
+           "plan_settlement", "zero_sum_groups"]
 
 EXACT_LIMIT = 16
 """The most people the exact search takes at once (2^16 subsets); beyond, the plan is greedy."""
@@ -451,3 +451,15 @@ def _views(pairs: Mapping[tuple[int, int], int]) -> dict[int, tuple[Owed, ...]]:
         owed.setdefault(high, []).append(Owed(low, -cents))
     return {user: tuple(sorted(lines, key=lambda o: (-abs(o.cents), o.other)))
             for user, lines in owed.items()}
+
+
+def person_changes(before: Mapping[tuple[int, int], int],
+                   payments: Iterable[tuple[int, int, int]]) -> tuple[PersonChange, ...]:
+    """What a plan changes for each person, from the pair balances it was made from (as
+    ``pair_balances`` gives them) and its payments (``(payer, payee, cents)``): the same
+    ``PersonChange`` as ``plan_settlement`` gave, for a plan read back from storage."""
+    after = pair_balances(payments)
+    positions = net_positions((low, high, cents) for (low, high), cents in before.items())
+    was, will = _views(before), _views(after)
+    return tuple(PersonChange(user, positions[user], was.get(user, ()), will.get(user, ()))
+                 for user in sorted(positions))

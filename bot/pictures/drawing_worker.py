@@ -33,12 +33,13 @@ from typing import Any, BinaryIO
 
 from .board_picture import render_board
 from .hand_picture import render_hand
+from .plan_picture import render_plan
 from .render_tables import render_leaderboard, render_money_chart
 from .season_picture import render_season_final
 
 DRAWINGS: dict[str, Callable[..., bytes]] = {
     f.__name__: f for f in (render_board, render_hand, render_leaderboard, render_money_chart,
-                            render_season_final)}
+                            render_season_final, render_plan)}
 """What the bot may ask for, by name."""
 
 PIPE_SIZE = 1 << 20

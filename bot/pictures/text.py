@@ -347,6 +347,8 @@ HELP_TEXT = (
     "game turn by turn (players: your own hand at each turn), and get its moves as a file\n"
     "**Money and standings**\n"
     "`/ledger` who owes whom · `/ledger user` your notebook with them\n"
+    "`/ledger-plan` the fewest payments that settle everyone (or `members`): all concerned "
+    "accept, then `/settle` each\n"
     "`/settle user amount` record a payment between you (`forgive`: let them off that much of "
     "what they owe you)\n"
     "`/leaderboard` who leads, by net money, wins, win rate or rating, per rule set\n"

@@ -10,6 +10,10 @@ package touches a connection.
   attribute of ``Storage`` (``storage.settings``, ``storage.challenges``, ``storage.games``,
   ``storage.ledger``, ``storage.settlements``, ``storage.standings``), ``season_records``
   (``storage.seasons``);
+  ``settlement_records``, ``plan_records``, ``standing_records``: the records of each
+  capability, each one attribute of ``Storage`` (``storage.settings``, ``storage.challenges``,
+  ``storage.games``, ``storage.ledger``, ``storage.settlements``, ``storage.plans``,
+  ``storage.standings``);
 - ``schema``: the one declaration of the tables, their columns, keys and indexes, from which
   each backend's DDL for a new database, the copy's table order and the backup's table list
   come;
@@ -41,6 +45,7 @@ from .errors import DatabaseUnavailable, ShardInUse
 from .game_records import GameRecords
 from .ledger_records import LedgerRecords
 from .migrations_sqlite import SQLITE_SCHEMA_VERSION
+from .plan_records import PlanRecords
 from .rows import (
     DEFAULT_SETTINGS,
     SETTING_COLUMNS,
@@ -107,6 +112,8 @@ class Storage:
         """The money ledger's lines and the running summaries derived from them."""
         self.settlements = SettlementRecords(db, now)
         """Payments waiting for the payee's confirmation."""
+        self.plans = PlanRecords(db, now)
+        """Plans that settle a group in the fewest payments, and who accepted them."""
         self.standings = StandingRecords(db, now)
         """The leaderboard, a player's statistics and money over time, and ratings."""
         self.seasons = SeasonRecords(db, now)

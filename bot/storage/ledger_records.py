@@ -454,3 +454,45 @@ class LedgerRecords(Records):
                                            (guild_id,)) or 0)
 
 
+
+    async def open_balances(self, guild_id: int) -> list[tuple[int, int, int]]:
+        """Every pair of the server that owes something: ``(lower id, higher id, cents the
+        lower owes the higher)`` (negative: the higher owes the lower), read from the running
+        summary (one row a pair, however long the history)."""
+        async with self._db.connection() as conn:
+            rows = await conn.fetchall(
+                "SELECT low_id, high_id, owed_cents FROM pair_balances WHERE guild_id = ? AND "
+                "owed_cents <> 0 ORDER BY low_id, high_id", (guild_id,))
+        return [(int(r["low_id"]), int(r["high_id"]), int(r["owed_cents"])) for r in rows]
+
+
+async def balances_among(conn: Conn, guild_id: int, members: Sequence[int]
+                         ) -> dict[tuple[int, int], int]:
+    """The open balances between ``members``: ``(lower, higher)`` → cents the lower owes the
+    higher (pairs that are square are left out)."""
+    if not members:
+        return {}
+    marks = ", ".join("?" for _ in members)
+    rows = await conn.fetchall(
+        "SELECT low_id, high_id, owed_cents FROM pair_balances WHERE guild_id = ? AND "
+        f"low_id IN ({marks}) AND high_id IN ({marks}) AND owed_cents <> 0",
+        (guild_id, *members, *members))
+    return {(int(r["low_id"]), int(r["high_id"])): int(r["owed_cents"]) for r in rows}
+
+
+async def insert_netting_lines(conn: Conn, guild_id: int, lines: Sequence[tuple[int, int, int]],
+                               note: str, created_by: int | None, now: float) -> list[int]:
+    """Write a plan's netting lines (``(debtor, creditor, cents)``, each more than 0) and
+    their pair summaries, in the caller's transaction, which has taken the server's ledger
+    lock; their ids. A netting line moves money between pairs, not between people: nobody's
+    net position, statistics or money points change (as a payment)."""
+    ids = []
+    for debtor, creditor, cents in lines:
+        entry_id = int(await conn.fetchval(
+            "INSERT INTO ledger (guild_id, kind, debtor_id, creditor_id, amount_cents, note, "
+            "created_by, created_at) VALUES (?, 'netting', ?, ?, ?, ?, ?, ?) RETURNING id",
+            (guild_id, debtor, creditor, cents, note, created_by, now)))
+        ids.append(entry_id)
+        await _add_pair_point(conn, guild_id, entry_id, debtor, creditor, cents)
+        await _apply_to_pair(conn, guild_id, debtor, creditor, cents, game=False, sign=1)
+    return ids

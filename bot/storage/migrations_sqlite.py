@@ -324,6 +324,44 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX season_places_user ON season_places (user_id, season_id);
     """,
+    # 9: plans that settle a group in the fewest payments (issue 34): a plan and who must
+    # accept it; once all have, its netting lines are ledger lines of a new kind. SQLite can't
+    # alter a CHECK: its text in the schema is edited in place (the documented way for a
+    # change that leaves every stored row valid: one kind more is allowed), and the schema is
+    # read again at once (RESET), so this connection knows it too.
+    """
+    PRAGMA writable_schema = ON;
+    UPDATE sqlite_master SET sql = replace(sql, '''forgive'', ''void'')',
+                                           '''forgive'', ''void'', ''netting'')')
+     WHERE type = 'table' AND name = 'ledger';
+    PRAGMA writable_schema = RESET;
+    ALTER TABLE guild_settings ADD COLUMN plan_expiry_s INTEGER NOT NULL DEFAULT 86400;
+    CREATE TABLE settle_plans (
+        id           INTEGER PRIMARY KEY,
+        guild_id     INTEGER NOT NULL,
+        channel_id   INTEGER NOT NULL,
+        message_id   INTEGER,
+        proposer_id  INTEGER NOT NULL,
+        status       TEXT    NOT NULL DEFAULT 'open'
+                     CHECK (status IN ('open', 'done', 'refused', 'withdrawn', 'expired',
+                                       'void')),
+        created_at   REAL    NOT NULL,
+        expires_at   REAL    NOT NULL,
+        closed_at    REAL,
+        closed_by    INTEGER,
+        members      TEXT    NOT NULL,
+        balances     TEXT    NOT NULL,
+        payments     TEXT    NOT NULL,
+        exact        INTEGER NOT NULL DEFAULT 1
+    );
+    CREATE INDEX settle_plans_open ON settle_plans (status, expires_at);
+    CREATE TABLE settle_plan_people (
+        plan_id      INTEGER NOT NULL REFERENCES settle_plans (id),
+        user_id      INTEGER NOT NULL,
+        accepted_at  REAL,
+        PRIMARY KEY (plan_id, user_id)
+    );
+    """,
 )
 
 

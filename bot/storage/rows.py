@@ -51,6 +51,8 @@ class GuildSettings:
     """Seasons: off, monthly, quarterly or manual (started and ended by an admin)."""
     season_channel_id: int | None = None
     """Where a season's final standings are posted (none: not posted)."""
+    plan_expiry_s: int = 86_400
+    """How long a plan that settles the group (``/ledger-plan``) waits to be accepted."""
 
     def default_stakes(self, rules: str) -> tuple[int, int]:
         """(flat stake, per card) in cents for new challenges of ``rules``."""
@@ -76,6 +78,7 @@ SETTING_COLUMNS = (
     "thread_notice_at",
     "season_mode",
     "season_channel_id",
+    "plan_expiry_s",
 )
 
 

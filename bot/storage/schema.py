@@ -114,6 +114,7 @@ TABLES: tuple[Table, ...] = (
         _real("thread_notice_at", not_null=False),
         _text("season_mode", default="'off'"),
         _int("season_channel_id", not_null=False),
+        _int("plan_expiry_s", default="86400"),
     ), ("guild_id",)),
     Table("challenges", (
         _ID,
@@ -192,7 +193,7 @@ TABLES: tuple[Table, ...] = (
     Table("ledger", (
         _ID,
         _int("guild_id"),
-        _text("kind", check="kind IN ('game', 'payment', 'forgive', 'void')"),
+        _text("kind", check="kind IN ('game', 'payment', 'forgive', 'void', 'netting')"),
         _int("debtor_id"),
         _int("creditor_id"),
         _int("amount_cents", check="amount_cents >= 0"),
@@ -308,6 +309,28 @@ TABLES: tuple[Table, ...] = (
         _int("best_streak"),
     ), ("season_id", "user_id"), (Index("season_places_user", ("user_id", "season_id")),),
         since=8),
+    Table("settle_plans", (
+        _ID,
+        _int("guild_id"),
+        _int("channel_id"),
+        _int("message_id", not_null=False),
+        _int("proposer_id"),
+        _text("status", default="'open'",
+              check="status IN ('open', 'done', 'refused', 'withdrawn', 'expired', 'void')"),
+        _real("created_at"),
+        _real("expires_at"),
+        _real("closed_at", not_null=False),
+        _int("closed_by", not_null=False),
+        _text("members"),
+        _text("balances"),
+        _text("payments"),
+        _int("exact", default="1"),
+    ), ("id",), (Index("settle_plans_open", ("status", "expires_at")),), since=9),
+    Table("settle_plan_people", (
+        _int("plan_id", references="settle_plans (id)"),
+        _int("user_id"),
+        _real("accepted_at", not_null=False),
+    ), ("plan_id", "user_id"), since=9),
 )
 """Every table of the bot, in an order that keeps references valid (a game before its moves,
 a ledger line before the void and the settlement that name it): the order a copy loads them."""

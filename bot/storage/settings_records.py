@@ -59,4 +59,5 @@ async def _settings(conn: Conn, guild_id: int) -> GuildSettings:
         thread_notice_at=row["thread_notice_at"],
         season_mode=str(row["season_mode"]),
         season_channel_id=row["season_channel_id"],
+        plan_expiry_s=int(row["plan_expiry_s"]),
     )

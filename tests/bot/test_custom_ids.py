@@ -13,12 +13,13 @@ import pytest
 from bot.app import custom_ids, invitations, ui
 from bot.app.cogs import history_commands as history
 from bot.app.cogs import money_commands as money
+from bot.app.cogs import plan_commands as plan
 
 BIG = custom_ids.INT64
 """The largest id a game, challenge, payment or user can have."""
 
 FACTORIES = (*ui.DYNAMIC_ITEMS, *invitations.DYNAMIC_ITEMS, *money.DYNAMIC_ITEMS,
-             *history.DYNAMIC_ITEMS)
+             *history.DYNAMIC_ITEMS, *plan.DYNAMIC_ITEMS)
 
 
 def longest() -> list[discord.ui.DynamicItem[Any]]:
@@ -35,6 +36,7 @@ def longest() -> list[discord.ui.DynamicItem[Any]]:
         history.ReplayStep(BIG, BIG, "first"), history.ReplayJump.build(BIG, []),
         history.ReplayHand(BIG, BIG), history.ReplayMoves(BIG),
         history.HistoryPageButton(BIG, 10**9, "older"), history.HistoryReplaySelect.build([]),
+        plan.PlanButton(BIG, "withdraw"),
     ]
 
 

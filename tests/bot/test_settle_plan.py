@@ -27,6 +27,7 @@ from bot.money.settle_plan import (
     net_positions,
     netting_entries,
     pair_balances,
+    person_changes,
     plan_settlement,
     zero_sum_groups,
 )
@@ -131,6 +132,18 @@ def test_netting_keeps_every_net_position_to_the_cent(lines: list[Line]) -> None
     for person in plan.people:
         assert person.net_cents == -sum(owed.cents for owed in person.before)
         assert person.net_cents == -sum(owed.cents for owed in person.after)
+
+
+@settings(max_examples=100, deadline=None)
+@given(ledgers(max_people=8, max_lines=24))
+def test_a_plan_read_back_from_its_balances_and_payments_says_the_same(lines: list[Line]
+                                                                       ) -> None:
+    # A stored plan keeps its balances and payments only: what it changes for each person is
+    # computed again from them (``person_changes``), the same as when it was made.
+    plan = plan_settlement(lines)
+    again = person_changes(pair_balances(lines),
+                           [(p.payer, p.payee, p.cents) for p in plan.payments])
+    assert again == plan.people
 
 
 @settings(max_examples=150, deadline=None)

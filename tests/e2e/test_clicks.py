@@ -112,6 +112,7 @@ UNREAD = [
     ("sm:hand:١٢", "/board or /games"),             # digits, but not ASCII ones
     ("sm:pay:1:maybe", "/ledger"),
     ("sm:h2h:1:2:x", "/ledger"),
+    ("sm:plan:v1:1:maybe", "/ledger-plan"),
     ("sm:rp:1:0:middle", "/history or /replay"),
     ("sm:" + "z" * 97, "/board or /games"),         # 100 characters, no kind the bot has
     ("#&!%?", "/board or /games"),

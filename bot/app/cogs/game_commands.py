@@ -390,6 +390,7 @@ class GamesCog(commands.Cog):
         threads="Play each game in a thread of its own (needs Create Public Threads)",
         seasons="Seasons: off, monthly, quarterly or by command (a change ends the running one)",
         season_channel="Where a season's final standings are posted",
+        plan_expiry_hours="Hours a /ledger-plan proposal waits for everyone to accept",
     )
     @app_commands.choices(rules=RULE_CHOICES, seasons=SEASON_CHOICES)
     @app_commands.guild_only()
@@ -411,6 +412,7 @@ class GamesCog(commands.Cog):
         threads: bool | None = None,
         seasons: str | None = None,
         season_channel: discord.TextChannel | None = None,
+        plan_expiry_hours: app_commands.Range[float, 0.5, 720.0] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         rules = _one_of(rules, RULE_NAMES, "rule set")
@@ -419,6 +421,7 @@ class GamesCog(commands.Cog):
         _within(challenge_expiry_minutes, 1, 10_080, "challenge expiry minutes")
         _within(reminder_hours, 0.1, 720, "reminder hours")
         _within(claim_hours, 0.5, 2_160, "claim hours")
+        _within(plan_expiry_hours, 0.5, 720, "plan expiry hours")
         if currency is not None and not 1 <= len(currency.strip()) <= 4:
             raise UserError(f"The currency {quote(currency)} must be 1 to 4 characters, "
                             "e.g. $ or €.")
@@ -453,6 +456,8 @@ class GamesCog(commands.Cog):
             changes["reminder_s"] = int(reminder_hours * 3600)
         if claim_hours is not None:
             changes["claim_s"] = int(claim_hours * 3600)
+        if plan_expiry_hours is not None:
+            changes["plan_expiry_s"] = int(plan_expiry_hours * 3600)
         if changes or seasons is not None or season_channel is not None:
             if not interaction.permissions.manage_guild:
                 raise UserError("Only members with the Manage Server permission can change the "
@@ -555,6 +560,7 @@ def _settings_text(s: GuildSettings) -> str:
             f"• Reminder after **{s.reminder_s / 3600:g} h**, claim after "
             f"**{s.claim_s / 3600:g} h**\n"
             f"• A thread for each game: **{'on' if s.use_threads else 'off'}**\n"
+            f"• A settle-up plan (`/ledger-plan`) expires after **{s.plan_expiry_s / 3600:g} h**\n"
             f"• Seasons: **{MODE_WORDS.get(s.season_mode, s.season_mode)}**, final standings "
             + (f"posted in <#{s.season_channel_id}>" if s.season_channel_id is not None
                else "not posted (set `season_channel`)"))

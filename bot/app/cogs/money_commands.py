@@ -212,6 +212,8 @@ class SettleButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
         await interaction.edit_original_response(
             content=text, view=_settle_controls(row.id, disabled=True),
             allowed_mentions=discord.AllowedMentions.none())
+        if entry is not None:
+            await interaction.client.balances_moved(row.guild_id)
 
 
 def _settle_controls(settlement_id: int, disabled: bool = False) -> Controls:
@@ -262,6 +264,8 @@ class MoneyCog(commands.Cog):
             state = (f"you owe {money}" if owed > 0 else f"owes you {money}" if owed < 0
                      else "square")
             lines.append(f"<@{other}>: {state} · {games} game{'s' if games != 1 else ''}")
+        if sum(1 for _, owed, _ in rows if owed) >= 2:
+            lines.append("Fewer payments for the whole group: `/ledger-plan`.")
         await interaction.followup.send("\n".join(lines)[:2000], ephemeral=True,
                                         allowed_mentions=discord.AllowedMentions.none())
 
@@ -303,6 +307,7 @@ class MoneyCog(commands.Cog):
             allowed_mentions=discord.AllowedMentions.none())
         await interaction.followup.send(f"<@{me}> {verb} **{money}** from <@{user.id}>.",
                                         allowed_mentions=discord.AllowedMentions.none())
+        await self.bot.balances_moved(interaction.guild_id)
 
     @app_commands.command(name="void", description="Admins: reverse a game's ledger entry.")
     @app_commands.describe(game="The game number (#)", reason="Why (shown in the history)")
@@ -321,6 +326,7 @@ class MoneyCog(commands.Cog):
         await interaction.followup.send(
             f"Game #{game} voided by <@{interaction.user.id}>: {row.note} ({money} reversed).",
             allowed_mentions=discord.AllowedMentions.none())
+        await self.bot.balances_moved(interaction.guild_id)
 
     @app_commands.command(name="leaderboard", description="Who leads the server.")
     @app_commands.describe(by="Rank by (all time)", rules="Which rule set (all time)",
