@@ -129,6 +129,10 @@ async def test_a_short_game_from_the_page(sandbox_run: Run) -> None:
     ledger = await ask(alice, "/ledger")
     await ledger.get_by_text("you owe").wait_for()
     assert "@Bob" in await ledger.inner_text()
+    # One debt is already the fewest payments: the plan says so, with its picture.
+    plan = await ask(alice, "/ledger-plan")
+    await plan.get_by_text("This one payment settles everyone").wait_for()
+    await plan.locator(".attachment img").wait_for()
 
 
 async def test_no_hand_card_reaches_anyone_elses_page(sandbox_run: Run) -> None:

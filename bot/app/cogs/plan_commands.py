@@ -79,9 +79,10 @@ def plan_text(row: PlanRow | None, proposal: Proposal | None, currency: str) -> 
         assert proposal is not None
         payments = tuple((p.payer, p.payee, p.cents) for p in proposal.plan.payments)
         exact, open_pairs = proposal.plan.exact, proposal.plan.open_pairs
-        lines.append(f"These {len(payments)} payment{'s' if len(payments) != 1 else ''} "
-                     "settle everyone, and they already are the balances: nothing to agree. "
-                     "Settle each with `/settle`.")
+        lines.append("This one payment settles everyone, and it already is the balance: "
+                     "nothing to agree. Settle it with `/settle`." if len(payments) == 1 else
+                     f"These {len(payments)} payments settle everyone, and they already are "
+                     "the balances: nothing to agree. Settle each with `/settle`.")
     positions = (net_positions((low, high, cents) for (low, high), cents in row.balances.items())
                  if row is not None else dict(proposal.plan.positions) if proposal else {})
     nets = [f"<@{user}> {'is owed' if cents > 0 else 'owes'} {_money(cents, currency)}"
