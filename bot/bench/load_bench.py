@@ -43,8 +43,13 @@ What it measures:
   messages posted, edited (redrawn, or closed when the turn passed), and edits carrying a
   new picture. ``board_lag_p50_ms`` … ``board_lag_max_ms``: for each card played in the
   playing time, from its ✅ to the first new picture of its game's board whose "Last moves"
-  lists it; ``plays_not_on_a_board``, the plays no picture listed (none came before the
-  bot stopped, or five more moves came first). Passes are left out.
+  shows it (lists it, or a play of the same game made after it: "Last moves" lists five
+  lines, and a board drawn once for several plays shows the position after all of them);
+  ``plays_not_on_a_board``, the plays no picture showed before the bot stopped (it draws the
+  pending boards for up to 8 s as it stops). Passes are left out.
+  ``board_pictures_several_plays_pct``: of the board pictures that first showed some play,
+  the share that showed several at once (drawn once for the newest position while several
+  plays waited).
 - ``bot_cpu_pct``: the bot process's user+system CPU time over the playing time, from
   ``/proc/<pid>/stat`` (100 = one core busy; it can use more with its threads: SQLite runs
   off the event loop; the pictures are drawn in another process, see ``helpers`` below);
@@ -120,7 +125,7 @@ from .bot_process import (
     written_all,
 )
 
-__all__ = ["plot_p99", "run_load"]
+__all__ = ["board_lag", "plays_per_picture", "plot_p99", "run_load", "shown_by"]
 
 UNANSWERED_S = 10.0
 """What an interaction without a first response (in time) counts as, in seconds."""
@@ -435,17 +440,49 @@ def _by_kind(records: Sequence[Any], replies: dict[int, float]) -> dict[str, dic
 def board_lag(played: Sequence[tuple[int, float, str]],
               pictures: dict[int, list[tuple[float, frozenset[str]]]]) -> tuple[list[float], int]:
     """For each card played, the time from its ✅ to the first picture of its game's board that
-    lists it among the last moves; and how many no board picture showed (by the end of the
-    run, or because more than five moves came before the next picture)."""
-    lags: list[float] = []
-    missing = 0
-    for channel, acked, line in played:
-        shown = [t for t, lines in pictures.get(channel, ()) if t >= acked and line in lines]
-        if shown:
-            lags.append(shown[0] - acked)
-        else:
-            missing += 1
-    return sorted(lags), missing
+    shows it; and how many no board picture showed by the end of the run (see
+    ``shown_by``)."""
+    shown = shown_by(played, pictures)
+    lags = sorted(at - acked for (_, acked, _), at in zip(played, shown, strict=True)
+                  if at is not None)
+    return lags, sum(at is None for at in shown)
+
+
+def shown_by(played: Sequence[tuple[int, float, str]],
+             pictures: dict[int, list[tuple[float, frozenset[str]]]]) -> list[float | None]:
+    """When each card played first showed on its game's board (None: never): the first
+    picture, at or after its ✅, whose "Last moves" lists it or a play of the same game acked
+    after it (a board drawn once for several plays lists only the last five lines, and shows
+    the position after all of them)."""
+    at: list[float | None] = [None] * len(played)
+    by_channel: dict[int, list[int]] = {}
+    for i, (channel, _, _) in enumerate(played):
+        by_channel.setdefault(channel, []).append(i)
+    for channel, plays in by_channel.items():
+        plays.sort(key=lambda i: played[i][1])
+        first_unshown = 0
+        for t, lines in sorted(pictures.get(channel, ()), key=lambda p: p[0]):
+            latest = -1
+            for k in range(first_unshown, len(plays)):
+                _, acked, line = played[plays[k]]
+                if acked > t:
+                    break
+                if line in lines:
+                    latest = k
+            for k in range(first_unshown, latest + 1):
+                at[plays[k]] = t
+            first_unshown = max(first_unshown, latest + 1)
+    return at
+
+
+def plays_per_picture(played: Sequence[tuple[int, float, str]],
+                      pictures: dict[int, list[tuple[float, frozenset[str]]]]
+                      ) -> tuple[int, int]:
+    """How many board pictures first showed some card played, and how many of them showed
+    several at once (a board drawn once for several waiting plays)."""
+    counts = Counter((channel, t) for (channel, _, _), t in
+                     zip(played, shown_by(played, pictures), strict=True) if t is not None)
+    return len(counts), sum(1 for n in counts.values() if n > 1)
 
 
 def _db_bytes(db: Path) -> int:
@@ -586,8 +623,9 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
     errors = {k: v for k, v in detail.items() if v}
     moves = load.moves
     replies = sorted(took for sent, took in load.replies.values() if t0 <= sent <= t1)
-    lags, not_shown = board_lag([p for p in load.played if t0 <= p[1] <= t1],
-                                fake.store.board_pictures)
+    window_plays = [p for p in load.played if t0 <= p[1] <= t1]
+    lags, not_shown = board_lag(window_plays, fake.store.board_pictures)
+    showing, several = plays_per_picture(window_plays, fake.store.board_pictures)
     helpers_cpu = sum(cpu - helpers0.get(pid, 0.0) for pid, cpu in helpers1.items())
     all_cpu = cpu1 - cpu0 + helpers_cpu
     lag.sort()
@@ -622,6 +660,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "board_lag_p99_ms": round(_percentile(lags, 0.99) * 1000, 1),
         "board_lag_max_ms": round((lags[-1] if lags else 0.0) * 1000, 1),
         "plays_not_on_a_board": not_shown,
+        "board_pictures_several_plays_pct": round(several * 100 / showing, 1) if showing
+        else None,
         "bot_cpu_pct": round((cpu1 - cpu0) / window * 100, 1),
         "bot_cpu_ms_per_move": round((cpu1 - cpu0) * 1000 / moves, 1) if moves else None,
         "helpers": len(helpers),

@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from bot.bench.chaos_bench import late_interactions
-from bot.bench.load_bench import board_lag, plot_p99, run_one
+from bot.bench.load_bench import board_lag, plays_per_picture, plot_p99, run_one
 from bot.sandbox import Fault
 from bot.sandbox.faults import InjectedFault
 
@@ -89,6 +89,20 @@ def test_board_lag_counts_from_the_play_to_the_first_picture_that_lists_it() -> 
     lags, missing = board_lag(played, pictures)
     assert [round(v, 6) for v in lags] == [0.2, 2.0, 3.0]
     assert missing == 1  # Di's play: no picture after it
+
+
+def test_a_board_drawn_once_for_several_plays_shows_them_all() -> None:
+    # Six plays, then one picture: "Last moves" lists the last five lines only, and the
+    # position is after all six. A later play not yet acked when a picture came is not on it.
+    played = [(1, 10.0 + n, f"Ann: card {n}") for n in range(6)] + [(1, 30.0, "Bob: late")]
+    pictures = {1: [(20.0, frozenset(f"Ann: card {n}" for n in range(1, 6))),
+                    (25.0, frozenset({"Bob: late"}))]}
+    lags, missing = board_lag(played, pictures)
+    assert [round(v, 6) for v in lags] == [5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
+    assert missing == 1  # Bob's play came after both pictures
+    # One picture showed plays, and it showed several.
+    assert plays_per_picture(played, pictures) == (1, 1)
+    assert plays_per_picture(played[:1], {1: [(10.5, frozenset({"Ann: card 0"}))]}) == (1, 0)
 
 
 def test_the_chaos_bench_lists_the_late_interactions_with_their_callback_faults() -> None:
