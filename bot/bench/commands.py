@@ -63,7 +63,7 @@ def _migrate(args: argparse.Namespace) -> list[dict[str, object]]:
     from .migrate_bench import DEFAULT_DATABASE, run_migrate
 
     return list(run_migrate(args.games, args.database or DEFAULT_DATABASE,
-                            args.seed, args.pool, args.budget))
+                            args.seed, args.pool, args.budget, args.replay_workers))
 
 
 def _chaos(args: argparse.Namespace) -> list[dict[str, object]]:
@@ -107,6 +107,16 @@ def _sizes(text: str) -> list[int]:
     if not sizes or min(sizes) < 1:
         raise argparse.ArgumentTypeError("each size must be at least 1")
     return sizes
+
+
+def _counts(text: str) -> list[int]:
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of whole numbers: {text!r}") from None
+    if not values or min(values) < 0:
+        raise argparse.ArgumentTypeError(f"give numbers of 0 or more: {text!r}")
+    return values
 
 
 def _positive(text: str) -> int:
@@ -213,6 +223,10 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
     migrate.add_argument("--budget", type=float, default=900.0,
                          help="seconds a size may be projected to take: over it, the replay "
                               "check is left out, and if still over, the size")
+    migrate.add_argument("--replay-workers", type=_counts, default=[0],
+                         help="processes replaying the games, a migration of the same source "
+                              "per number (0: one per core, the command's own; 1: one by one "
+                              "in the command's process, as before issue 35), e.g. 1,0")
 
     plan = sub("plan", "the fewest payments that settle a group's debts (exact up to 16 "
                "people, greedy beyond)", _see("plan_bench"))

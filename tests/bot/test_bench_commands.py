@@ -24,7 +24,7 @@ FLAGS = {
              "--rules", "--open-concurrency", "--profile", "--plot", "--shards", "--database"},
     "chaos": {"--seed", "--games", "--duration", "--board-delay", "--database", "--fault-rate",
               "--gateway-every", "--db-outage", "--settle"},
-    "migrate": {"--seed", "--games", "--database", "--pool", "--budget"},
+    "migrate": {"--seed", "--games", "--database", "--pool", "--budget", "--replay-workers"},
     "plan": {"--seed", "--people", "--runs"},
     "all": {"--seed"},
 }
