@@ -44,7 +44,8 @@ def _load(args: argparse.Namespace) -> list[dict[str, object]]:
                     open_concurrency=args.open_concurrency,
                     profile=Path(args.profile) if args.profile else None,
                     plot=Path(args.plot) if args.plot else None,
-                    shards=args.shards, database=args.database)
+                    shards=args.shards, database=args.database, tables=args.tables,
+                    bot_root=Path(args.bot_root) if args.bot_root else None)
 
 
 def _storage(args: argparse.Namespace) -> list[dict[str, object]]:
@@ -107,6 +108,17 @@ def _sizes(text: str) -> list[int]:
     if not sizes or min(sizes) < 1:
         raise argparse.ArgumentTypeError("each size must be at least 1")
     return sizes
+
+
+def _share(text: str) -> float:
+    try:
+        top, _, bottom = text.partition("/")
+        share = float(top) / float(bottom or 1)
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"a share like 1/3 or 0.33: {text!r}") from None
+    if not 0 <= share <= 1:
+        raise argparse.ArgumentTypeError(f"a share between 0 and 1: {text!r}")
+    return share
 
 
 def _counts(text: str) -> list[int]:
@@ -195,6 +207,12 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
                       help="bot processes, one shard each (needs --database postgresql://…)")
     load.add_argument("--database", default=None,
                       help="a postgresql:// server (a scratch schema of it) instead of SQLite")
+    load.add_argument("--tables", type=_share, default=1 / 3,
+                      help="share of the games at tables of three or four, the rest two "
+                           "players (default 1/3, a realistic mix; 0: two players only)")
+    load.add_argument("--bot-root", default=None,
+                      help="run the bot of another checkout (a directory holding its bot/ "
+                           "package) against these players, e.g. the old main")
 
     chaos = sub("chaos", "the load's players under injected faults (REST errors, gateway "
                 "drops, a database outage)", _see("chaos_bench"))

@@ -14,7 +14,14 @@ import pytest
 from PIL import Image
 
 from bot.bench.chaos_bench import late_interactions
-from bot.bench.load_bench import board_lag, plays_per_picture, plot_p99, run_one
+from bot.bench.load_bench import (
+    board_lag,
+    plays_per_picture,
+    plot_p99,
+    run_one,
+    summary,
+    table_sizes,
+)
 from bot.sandbox import Fault
 from bot.sandbox.faults import InjectedFault
 
@@ -27,8 +34,12 @@ FIELDS = ("games", "interactions", "interactions_per_s", "moves", "p50_ms", "p95
 
 
 async def test_a_small_eager_run_plays_and_reports_every_figure() -> None:
-    row = await run_one(10, mode="eager", duration=3.0, board_delay=0.2)
+    # Three of the ten games at tables of three or four, as the command's default mix.
+    row = await run_one(10, mode="eager", duration=3.0, board_delay=0.2, tables=0.3)
     assert set(FIELDS) <= set(row)
+    assert (row["tables_of_3"], row["tables_of_4"]) == (2, 1)
+    assert row["drawing_cpu_ms_per_move"] > 0 and row["bench_cpu_ms_per_move"] > 0
+    assert "tables of 3" in summary(row) and "plays never on a board" in summary(row)
     assert sum(k["n"] for k in row["by_kind"].values()) == row["interactions"]
     assert row["games"] == 10 and row["interactions"] > 0 and row["moves"] > 0
     assert row["errors"] == 0, row["error_detail"]
@@ -103,6 +114,12 @@ def test_a_board_drawn_once_for_several_plays_shows_them_all() -> None:
     # One picture showed plays, and it showed several.
     assert plays_per_picture(played, pictures) == (1, 1)
     assert plays_per_picture(played[:1], {1: [(10.5, frozenset({"Ann: card 0"}))]}) == (1, 0)
+
+
+def test_a_share_of_the_games_at_tables_of_three_and_four_spread_evenly() -> None:
+    assert table_sizes(6, 0.0) == [2] * 6
+    assert table_sizes(6, 1 / 3) == [2, 2, 3, 2, 2, 4]
+    assert table_sizes(4, 1.0) == [3, 4, 3, 4]
 
 
 def test_the_chaos_bench_lists_the_late_interactions_with_their_callback_faults() -> None:
