@@ -131,12 +131,15 @@ def self_cpu() -> float:
 
 
 def _child_env(fake: Any, db: str, board_delay: float,
-               shard: tuple[int, int] | None = None, root: Path = ROOT) -> dict[str, str]:
+               shard: tuple[int, int] | None = None, root: Path = ROOT,
+               drawing_workers: int | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("DISCORD_", "SHARD_")) and k != "LOG_LEVEL"}
     env.update(PYTHONPATH=str(root), DISCORD_TOKEN=fake.token, DISCORD_API_BASE=fake.api_base,
                DISCORD_GATEWAY_URL=fake.gateway_url, DATABASE=db, LOG_LEVEL="INFO",
                BOARD_DELAY_SECONDS=str(board_delay))
+    if drawing_workers is not None:
+        env["DRAWING_WORKERS"] = str(drawing_workers)
     if shard is not None:  # one process per shard, as docker-compose.yml runs them
         env.update(SHARD_IDS=str(shard[0]), SHARD_COUNT=str(shard[1]))
     # As the Dockerfile sets it (unless the caller's environment says otherwise): without it
@@ -157,15 +160,18 @@ class BotProcess:
     @classmethod
     async def start(cls, fake: Any, workdir: Path, db: str, board_delay: float,
                     profile: Path | None, shard: tuple[int, int] | None = None,
-                    root: Path | None = None) -> BotProcess:
+                    root: Path | None = None, drawing_workers: int | None = None
+                    ) -> BotProcess:
         """``python -m bot`` of this checkout, or of the one at ``root`` (another version of
-        the bot against the same fake and players)."""
+        the bot against the same fake and players); ``drawing_workers`` sets its
+        ``DRAWING_WORKERS``."""
         command = [sys.executable]
         if profile is not None:
             command += ["-m", "cProfile", "-o", str(profile)]
         command += ["-m", "bot"]
         proc = await asyncio.create_subprocess_exec(
-            *command, cwd=workdir, env=_child_env(fake, db, board_delay, shard, root or ROOT),
+            *command, cwd=workdir, env=_child_env(fake, db, board_delay, shard, root or ROOT,
+                                              drawing_workers),
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
         print(f"bot process {proc.pid} started", file=sys.stderr, flush=True)
         return cls(proc)

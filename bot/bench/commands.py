@@ -45,7 +45,8 @@ def _load(args: argparse.Namespace) -> list[dict[str, object]]:
                     profile=Path(args.profile) if args.profile else None,
                     plot=Path(args.plot) if args.plot else None,
                     shards=args.shards, database=args.database, tables=args.tables,
-                    bot_root=Path(args.bot_root) if args.bot_root else None)
+                    bot_root=Path(args.bot_root) if args.bot_root else None,
+                    drawing_workers=args.drawing_workers)
 
 
 def _storage(args: argparse.Namespace) -> list[dict[str, object]]:
@@ -213,6 +214,9 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
     load.add_argument("--bot-root", default=None,
                       help="run the bot of another checkout (a directory holding its bot/ "
                            "package) against these players, e.g. the old main")
+    load.add_argument("--drawing-workers", type=_positive, default=None,
+                      help="the bot's drawing processes (its DRAWING_WORKERS; default: its "
+                           "own default, half the cores)")
 
     chaos = sub("chaos", "the load's players under injected faults (REST errors, gateway "
                 "drops, a database outage)", _see("chaos_bench"))

@@ -265,7 +265,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
                   seed: int = 1, open_concurrency: int = 8,
                   profile: Path | None = None, shards: int = 1,
                   database: str | None = None, tables: float = 0.0,
-                  bot_root: Path | None = None) -> dict[str, Any]:
+                  bot_root: Path | None = None, drawing_workers: int | None = None
+                  ) -> dict[str, Any]:
     """One run of ``games`` games; its figures (see the module's docstring). ``tables``: the
     share of the games played at tables of three or four (alternately); ``bot_root``: run the
     bot of that checkout (the same players, fake and counting against another version)."""
@@ -295,7 +296,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         db = await stack.enter_async_context(_database(database, workdir))
         bots = [await BotProcess.start(fake, workdir, db, board_delay,
                                        profile if n == 0 else None,
-                                       (n, shards) if shards > 1 else None, root=bot_root)
+                                       (n, shards) if shards > 1 else None, root=bot_root,
+                                       drawing_workers=drawing_workers)
                 for n in range(shards)]
         pids = [b.pid for b in bots]
         monitor = asyncio.create_task(_lag_monitor(lag))
@@ -400,6 +402,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         **({"interval_s": interval} if mode == "paced" else {}),
         "games": games,
         "tables_of_3": seats.count(3), "tables_of_4": seats.count(4),
+        "bot_root": str(bot_root) if bot_root else None, "drawing_workers": drawing_workers,
         "duration_s": round(window, 1),
         "interactions": len(records),
         "interactions_per_s": round(len(records) / window, 1),

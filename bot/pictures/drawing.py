@@ -54,9 +54,19 @@ __all__ = ["DEFAULT_WORKERS", "DrawingProcessDied", "Pictures", "pictures"]
 
 log = logging.getLogger(__name__)
 
-DEFAULT_WORKERS = max(1, (os.cpu_count() or 2) // 2)
-"""Worker processes by default: half the cores (one on a 2-core machine), so that drawing,
-however much of it is asked for, leaves the other half to the bot's event loop."""
+def _default_workers() -> int:
+    try:
+        chosen = int(os.environ.get("DRAWING_WORKERS", "0"))
+    except ValueError:
+        chosen = 0
+    return chosen if chosen > 0 else max(1, (os.cpu_count() or 2) // 2)
+
+
+DEFAULT_WORKERS = _default_workers()
+"""Worker processes by default: ``DRAWING_WORKERS`` if set (a whole number above 0), else half
+the cores (one on a 2-core machine), so that drawing, however much of it is asked for, leaves
+the other half to the bot's event loop. Measured on 2 cores for issue 35 (BENCHMARKS.md): see
+there what two workers gave against one."""
 
 BOARD_WAIT_MAX = 1.0
 """Seconds a board waits behind hands before boards get a share of the turns. A board is what

@@ -354,3 +354,16 @@ async def test_tables_and_charts_are_drawn_by_the_workers_too() -> None:
         assert len(pool.pids()) == 1
     finally:
         await pool.close()
+
+
+def test_drawing_workers_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.pictures.drawing import _default_workers
+
+    monkeypatch.setenv("DRAWING_WORKERS", "2")
+    assert _default_workers() == 2
+    half = max(1, (os.cpu_count() or 2) // 2)
+    for wrong in ("0", "-1", "two", ""):
+        monkeypatch.setenv("DRAWING_WORKERS", wrong)
+        assert _default_workers() == half
+    monkeypatch.delenv("DRAWING_WORKERS")
+    assert _default_workers() == half
