@@ -32,6 +32,10 @@ __all__ = ["BoardPublisher"]
 log = logging.getLogger(__name__)
 
 
+class _UpToDate(Exception):
+    """The board message already shows the version a drawing would show: nothing to draw."""
+
+
 class BoardPublisher:
     """Posts and edits board messages for the bot."""
 
@@ -46,6 +50,12 @@ class BoardPublisher:
         self._shown: dict[int, list[str]] = {}  # notes on the current board message
         self._locks: dict[int, asyncio.Lock] = {}
         self._embeds: dict[int, discord.Embed] = {}  # the live board's embed, by message id
+        self.drawn_count = 0
+        """Boards drawn (posted or edited in) by ``publish``."""
+        self.up_to_date_count = 0
+        """Updates not drawn: once a drawing process was free, the board message already
+        showed the game's version (its moves drawn by the round before, which read the game
+        after they were saved), and no note was waiting."""
 
     @property
     def busy(self) -> bool:
@@ -110,7 +120,8 @@ class BoardPublisher:
             await asyncio.gather(*list(self._pending.values()), return_exceptions=True)
 
     async def publish(self, game_id: int, *, new_message: bool = False) -> discord.Message | None:
-        """Draw the board now: edit this turn's message, or post a new one."""
+        """Draw the board now: edit this turn's message, or post a new one (``None``: the game is
+        gone, or the message already shows its version and no note waits)."""
         async with self._locks.setdefault(game_id, asyncio.Lock()):
             try:
                 live = await self.bot.service.live.game(game_id)
@@ -122,10 +133,20 @@ class BoardPublisher:
 
             def public() -> tuple[View, BoardInfo]:
                 # Read when a drawing process is free: the moves made meanwhile are in it.
-                read.append(self.bot.service.live.facts(live))  # the public view, at one version
-                return read[-1].view, board_info(read[-1])
+                facts = self.bot.service.live.facts(live)  # the public view, at one version
+                if (not new_message and not self._notes.get(game_id) and live.board_message_id
+                        and live.board_turn == facts.board_key
+                        and live.board_version == facts.version):
+                    raise _UpToDate
+                read.append(facts)
+                return facts.view, board_info(facts)
 
-            png = await pictures.board(public)
+            try:
+                png = await pictures.board(public)
+            except _UpToDate:
+                self.up_to_date_count += 1
+                return None
+            self.drawn_count += 1
             facts = read[-1]
             key, version = facts.board_key, facts.version
             pending = self._notes.pop(game_id, [])

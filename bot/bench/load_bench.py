@@ -50,6 +50,9 @@ What it measures:
   ``board_pictures_several_plays_pct``: of the board pictures that first showed some play,
   the share that showed several at once (drawn once for the newest position while several
   plays waited).
+- ``boards_drawn``, ``board_updates_up_to_date``: boards the bot drew since it started (setup
+  included), and board updates that found, once a drawing process was free, the board
+  already showing the game's version, so drew nothing (as the bot's log says when it stops).
 - ``bot_cpu_pct``: the bot process's user+system CPU time over the playing time, from
   ``/proc/<pid>/stat`` (100 = one core busy; it can use more with its threads: SQLite runs
   off the event loop; the pictures are drawn in another process, see ``helpers`` below);
@@ -97,6 +100,7 @@ import gc
 import json
 import os
 import random
+import re
 import sys
 import tempfile
 import time
@@ -229,6 +233,19 @@ def plays_per_picture(played: Sequence[tuple[int, float, str]],
     counts = Counter((channel, t) for (channel, _, _), t in
                      zip(played, shown_by(played, pictures), strict=True) if t is not None)
     return len(counts), sum(1 for n in counts.values() if n > 1)
+
+
+_BOARD_COUNTS = re.compile(r"boards drawn since the start: (\d+); updates that found the board "
+                           r"up to date \(not drawn\): (\d+)")
+
+
+def _board_counts(logs: Sequence[str]) -> tuple[int | None, int | None]:
+    """Boards the bots drew since they started, and updates that found the board up to date
+    (what each says as it stops; None from a bot that doesn't say it, an older version)."""
+    found = [m for log in logs if (m := _BOARD_COUNTS.search(log))]
+    if not found:
+        return None, None
+    return sum(int(m[1]) for m in found), sum(int(m[2]) for m in found)
 
 
 def table_sizes(games: int, tables: float) -> list[int]:
@@ -392,6 +409,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
     lags, not_shown = board_lag(window_plays, fake.store.board_pictures)
     showing, several = plays_per_picture(window_plays, fake.store.board_pictures)
     helpers_cpu = sum(cpu - helpers0.get(pid, 0.0) for pid, cpu in helpers1.items())
+    drawn, up_to_date = _board_counts([b.log.getvalue() for b in bots])
     all_cpu = cpu1 - cpu0 + helpers_cpu
     lag.sort()
     return {
@@ -427,6 +445,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "board_lag_p99_ms": round(_percentile(lags, 0.99) * 1000, 1),
         "board_lag_max_ms": round((lags[-1] if lags else 0.0) * 1000, 1),
         "plays_not_on_a_board": not_shown,
+        "boards_drawn": drawn, "board_updates_up_to_date": up_to_date,
         "board_pictures_several_plays_pct": round(several * 100 / showing, 1) if showing
         else None,
         "bot_cpu_pct": round((cpu1 - cpu0) / window * 100, 1),
