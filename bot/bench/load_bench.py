@@ -42,9 +42,10 @@ What it measures:
 - ``board_posts_per_s`` / ``board_edits_per_s`` / ``board_redraws_per_s``: public board
   messages posted, edited (redrawn, or closed when the turn passed), and edits carrying a
   new picture. ``board_lag_p50_ms`` … ``board_lag_max_ms``: for each card played in the
-  playing time, from its ✅ to the first new picture of its game's board whose "Last moves"
-  shows it (lists it, or a play of the same game made after it: "Last moves" lists five
-  lines, and a board drawn once for several plays shows the position after all of them);
+  playing time, from its ✅ to the first new picture of its game's board, made after the move
+  began, that shows it (its "Last moves" lists it, or a play of the same game made after it:
+  "Last moves" lists five lines, and a board drawn once for several plays shows the position
+  after all of them; 0 when the board came before the ✅, which waits for the hand picture);
   ``plays_not_on_a_board``, the plays no picture showed before the bot stopped (it draws the
   pending boards for up to 8 s as it stops). Passes are left out.
   ``board_pictures_several_plays_pct``: of the board pictures that first showed some play,
@@ -187,35 +188,40 @@ def _by_kind(records: Sequence[Any], replies: dict[int, float]) -> dict[str, dic
     return out
 
 
-def board_lag(played: Sequence[tuple[int, float, str]],
+_Play = tuple[int, float, str, float]
+"""A card played: its game's channel, when its ✅ came, the move in words, when the move began."""
+
+
+def board_lag(played: Sequence[_Play],
               pictures: dict[int, list[tuple[float, frozenset[str]]]]) -> tuple[list[float], int]:
     """For each card played, the time from its ✅ to the first picture of its game's board that
-    shows it; and how many no board picture showed by the end of the run (see
-    ``shown_by``)."""
+    shows it (0 if that came first); and how many no board picture showed by the end of the
+    run (see ``shown_by``)."""
     shown = shown_by(played, pictures)
-    lags = sorted(at - acked for (_, acked, _), at in zip(played, shown, strict=True)
+    lags = sorted(max(0.0, at - play[1]) for play, at in zip(played, shown, strict=True)
                   if at is not None)
     return lags, sum(at is None for at in shown)
 
 
-def shown_by(played: Sequence[tuple[int, float, str]],
+def shown_by(played: Sequence[_Play],
              pictures: dict[int, list[tuple[float, frozenset[str]]]]) -> list[float | None]:
     """When each card played first showed on its game's board (None: never): the first
-    picture, at or after its ✅, whose "Last moves" lists it or a play of the same game acked
-    after it (a board drawn once for several plays lists only the last five lines, and shows
-    the position after all of them)."""
+    picture, made after the move began, whose "Last moves" lists it or a later play of the
+    same game (a board drawn once for several plays lists only the last five lines, and shows
+    the position after all of them). The picture may come before the play's ✅: the board
+    is drawn from the saved game while the reply waits for the hand's picture."""
     at: list[float | None] = [None] * len(played)
     by_channel: dict[int, list[int]] = {}
-    for i, (channel, _, _) in enumerate(played):
-        by_channel.setdefault(channel, []).append(i)
+    for i, play in enumerate(played):
+        by_channel.setdefault(play[0], []).append(i)
     for channel, plays in by_channel.items():
-        plays.sort(key=lambda i: played[i][1])
+        plays.sort(key=lambda i: played[i][3])
         first_unshown = 0
         for t, lines in sorted(pictures.get(channel, ()), key=lambda p: p[0]):
             latest = -1
             for k in range(first_unshown, len(plays)):
-                _, acked, line = played[plays[k]]
-                if acked > t:
+                _, _, line, began = played[plays[k]]
+                if began > t:
                     break
                 if line in lines:
                     latest = k
@@ -225,12 +231,12 @@ def shown_by(played: Sequence[tuple[int, float, str]],
     return at
 
 
-def plays_per_picture(played: Sequence[tuple[int, float, str]],
+def plays_per_picture(played: Sequence[_Play],
                       pictures: dict[int, list[tuple[float, frozenset[str]]]]
                       ) -> tuple[int, int]:
     """How many board pictures first showed some card played, and how many of them showed
     several at once (a board drawn once for several waiting plays)."""
-    counts = Counter((channel, t) for (channel, _, _), t in
+    counts = Counter((play[0], t) for play, t in
                      zip(played, shown_by(played, pictures), strict=True) if t is not None)
     return len(counts), sum(1 for n in counts.values() if n > 1)
 

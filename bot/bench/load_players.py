@@ -108,8 +108,10 @@ class Load:
         self.stopping = False
         self.moves = 0
         self.games_finished = 0
-        self.played: list[tuple[int, float, str]] = []
-        """Cards played: the game's channel, when the ✅ came, and the move in words."""
+        self.played: list[tuple[int, float, str, float]] = []
+        """Cards played: the game's channel, when the ✅ came, the move in words, and when the
+        player began the move (its board may come before its ✅: the reply waits for the
+        hand's picture)."""
         self.replies: dict[int, tuple[float, float]] = {}
         """Replies seen, by interaction id: when it was sent, and seconds until its reply."""
         self.problems: Counter[str] = Counter()
@@ -214,6 +216,7 @@ class Load:
             self.problems["no_legal_choice"] += 1
             table.hands.pop(user.id, None)
             return
+        began = time.monotonic()
         if table.step % 2 == 0:
             reply = await self._by_buttons(user, message, choice, pass_id)
         else:
@@ -228,7 +231,7 @@ class Load:
         self.moves += 1
         first = reply.content.split("\n", 1)[0].removeprefix("✅ ")
         if choice is not None and first:
-            self.played.append((table.where.id, time.monotonic(), first))
+            self.played.append((table.where.id, time.monotonic(), first, began))
         table.hands[user.id] = reply
         if not _my_turn(reply):
             table.on_turn = (table.on_turn + 1) % len(table.players)

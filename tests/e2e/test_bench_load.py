@@ -90,8 +90,9 @@ async def test_paced_players_wait_between_moves() -> None:
 
 
 def test_board_lag_counts_from_the_play_to_the_first_picture_that_lists_it() -> None:
-    played = [(1, 10.0, "Ann: 7♥ → C1"), (1, 11.0, "Bob: 8♥ → C1"), (2, 10.0, "Cy: A♠ → C2"),
-              (2, 12.0, "Di: 2♠ → C2")]
+    # (channel, ✅, line, began): each move begun 0.1 s before its ✅.
+    played = [(1, 10.0, "Ann: 7♥ → C1", 9.9), (1, 11.0, "Bob: 8♥ → C1", 10.9),
+              (2, 10.0, "Cy: A♠ → C2", 9.9), (2, 12.0, "Di: 2♠ → C2", 11.9)]
     pictures = {
         # Drawn before the play, then one that does not list it yet, then one that does.
         1: [(9.0, frozenset({"Ann: 7♥ → C1"})), (10.5, frozenset()),
@@ -106,7 +107,8 @@ def test_board_lag_counts_from_the_play_to_the_first_picture_that_lists_it() -> 
 def test_a_board_drawn_once_for_several_plays_shows_them_all() -> None:
     # Six plays, then one picture: "Last moves" lists the last five lines only, and the
     # position is after all six. A later play not yet acked when a picture came is not on it.
-    played = [(1, 10.0 + n, f"Ann: card {n}") for n in range(6)] + [(1, 30.0, "Bob: late")]
+    played = [(1, 10.0 + n, f"Ann: card {n}", 9.9 + n) for n in range(6)] + [
+        (1, 30.0, "Bob: late", 29.9)]
     pictures = {1: [(20.0, frozenset(f"Ann: card {n}" for n in range(1, 6))),
                     (25.0, frozenset({"Bob: late"}))]}
     lags, missing = board_lag(played, pictures)
@@ -115,6 +117,11 @@ def test_a_board_drawn_once_for_several_plays_shows_them_all() -> None:
     # One picture showed plays, and it showed several.
     assert plays_per_picture(played, pictures) == (1, 1)
     assert plays_per_picture(played[:1], {1: [(10.5, frozenset({"Ann: card 0"}))]}) == (1, 0)
+    # A board drawn from the saved move before its ✅ came (the reply waited for the hand's
+    # picture) shows it, with no lag; one from before the move began doesn't.
+    early = [(1, 12.0, "Ann: card 0", 10.0)]
+    assert board_lag(early, {1: [(11.0, frozenset({"Ann: card 0"}))]}) == ([0.0], 0)
+    assert board_lag(early, {1: [(9.0, frozenset({"Ann: card 0"}))]}) == ([], 1)
 
 
 def test_a_share_of_the_games_at_tables_of_three_and_four_spread_evenly() -> None:
