@@ -41,7 +41,9 @@ What it measures:
   still be fast: the work behind them fell behind).
 - ``board_posts_per_s`` / ``board_edits_per_s`` / ``board_redraws_per_s``: public board
   messages posted, edited (redrawn, or closed when the turn passed), and edits carrying a
-  new picture. ``board_lag_p50_ms`` … ``board_lag_max_ms``: for each card played in the
+  new picture; ``board_pictures_per_move`` (posts and redraws) and ``hand_pictures_per_move``
+  (``hand.png`` files the bot sent): the pictures drawn and delivered, per move.
+  ``board_lag_p50_ms`` … ``board_lag_max_ms``: for each card played in the
   playing time, from its ✅ to the first new picture of its game's board, made after the move
   began, that shows it (its "Last moves" lists it, or a play of the same game made after it:
   "Last moves" lists five lines, and a board drawn once for several plays shows the position
@@ -363,6 +365,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             first = len(fake.interactions)
             store = fake.store
             posts, edits, redraws = store.board_posts, store.board_edits, store.board_redraws
+            hands0 = store.uploads["hand.png"]
             cpu0, bench0, written0 = cpu_all(pids), self_cpu(), written_all(pids)
             helpers0 = cpu_of(helpers_of(pids))
             machine0 = machine_jiffies()
@@ -378,6 +381,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             loadavg = os.getloadavg()[0]
             posts, edits, redraws = (fake.store.board_posts - posts, fake.store.board_edits - edits,
                                      fake.store.board_redraws - redraws)
+            hands = fake.store.uploads["hand.png"] - hands0
             last = len(fake.interactions)
             # Let the actions under way finish (their answers count), then stop the rest.
             _, late = await asyncio.wait(players, timeout=ANSWER_TIMEOUT + REPLY_TIMEOUT)
@@ -447,6 +451,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "board_posts_per_s": round(posts / window, 2),
         "board_edits_per_s": round(edits / window, 2),
         "board_redraws_per_s": round(redraws / window, 2),
+        "hand_pictures_per_move": round(hands / moves, 2) if moves else None,
+        "board_pictures_per_move": round((posts + redraws) / moves, 2) if moves else None,
         "board_lag_p50_ms": round(_percentile(lags, 0.50) * 1000, 1),
         "board_lag_p99_ms": round(_percentile(lags, 0.99) * 1000, 1),
         "board_lag_max_ms": round((lags[-1] if lags else 0.0) * 1000, 1),
