@@ -350,7 +350,9 @@ class SpiteBot(Host):
                 log.error("some board updates could not be drawn before stopping",
                           exc_info=flush.exception())
             log.info("boards drawn since the start: %d; updates that found the board up to date "
-                     "(not drawn): %d", self.boards.drawn_count, self.boards.up_to_date_count)
+                     "(not drawn): %d; drawings handed to the drawing processes: %s",
+                     self.boards.drawn_count, self.boards.up_to_date_count,
+                     dict(pictures.handed))
         step[0] = "closing the connection to Discord"
         await super().close()
         step[0] = "waiting for what slipped in before the connection closed"

@@ -55,7 +55,9 @@ What it measures:
   plays waited).
 - ``boards_drawn``, ``board_updates_up_to_date``: boards the bot drew since it started (setup
   included), and board updates that found, once a drawing process was free, the board
-  already showing the game's version, so drew nothing (as the bot's log says when it stops).
+  already showing the game's version, so drew nothing; ``drawings_handed``: the drawings its
+  drawing processes were given since it started, by picture (``render_hand``…), drawn
+  whether or not their reply still waited (as the bot's log says when it stops).
 - ``bot_cpu_pct``: the bot process's user+system CPU time over the playing time, from
   ``/proc/<pid>/stat`` (100 = one core busy; it can use more with its threads: SQLite runs
   off the event loop; the pictures are drawn in another process, see ``helpers`` below);
@@ -97,6 +99,7 @@ settings commands.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextlib
 import gc
@@ -244,16 +247,22 @@ def plays_per_picture(played: Sequence[_Play],
 
 
 _BOARD_COUNTS = re.compile(r"boards drawn since the start: (\d+); updates that found the board "
-                           r"up to date \(not drawn\): (\d+)")
+                           r"up to date \(not drawn\): (\d+)(?:; drawings handed to the "
+                           r"drawing processes: (\{[^}]*\}))?")
 
 
-def _board_counts(logs: Sequence[str]) -> tuple[int | None, int | None]:
-    """Boards the bots drew since they started, and updates that found the board up to date
-    (what each says as it stops; None from a bot that doesn't say it, an older version)."""
+def _board_counts(logs: Sequence[str]) -> tuple[int | None, int | None, dict[str, int]]:
+    """Boards the bots drew since they started, updates that found the board up to date, and
+    the drawings handed to their drawing processes by picture (what each says as it stops;
+    None and {} from a bot that doesn't say it, an older version)."""
     found = [m for log in logs if (m := _BOARD_COUNTS.search(log))]
     if not found:
-        return None, None
-    return sum(int(m[1]) for m in found), sum(int(m[2]) for m in found)
+        return None, None, {}
+    handed: Counter[str] = Counter()
+    for m in found:
+        if m[3]:
+            handed.update({str(k): int(v) for k, v in ast.literal_eval(m[3]).items()})
+    return sum(int(m[1]) for m in found), sum(int(m[2]) for m in found), dict(handed)
 
 
 def table_sizes(games: int, tables: float) -> list[int]:
@@ -419,7 +428,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
     lags, not_shown = board_lag(window_plays, fake.store.board_pictures)
     showing, several = plays_per_picture(window_plays, fake.store.board_pictures)
     helpers_cpu = sum(cpu - helpers0.get(pid, 0.0) for pid, cpu in helpers1.items())
-    drawn, up_to_date = _board_counts([b.log.getvalue() for b in bots])
+    drawn, up_to_date, handed = _board_counts([b.log.getvalue() for b in bots])
     all_cpu = cpu1 - cpu0 + helpers_cpu
     lag.sort()
     return {
@@ -458,6 +467,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "board_lag_max_ms": round((lags[-1] if lags else 0.0) * 1000, 1),
         "plays_not_on_a_board": not_shown,
         "boards_drawn": drawn, "board_updates_up_to_date": up_to_date,
+        "drawings_handed": handed,
         "board_pictures_several_plays_pct": round(several * 100 / showing, 1) if showing
         else None,
         "bot_cpu_pct": round((cpu1 - cpu0) / window * 100, 1),

@@ -38,7 +38,7 @@ import os
 import pickle
 import signal
 import sys
-from collections import deque
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
@@ -268,6 +268,9 @@ class Pictures:
         self._waiting: dict[bool, deque[tuple[float, asyncio.Future[None]]]] = {
             True: deque(), False: deque()}
         self._hands_in_a_row = 0
+        self.handed: Counter[str] = Counter()
+        """Drawings handed to the workers, by picture (``render_board``, ``render_hand``…):
+        each one a worker draws, whether or not its caller still waits for it."""
 
     async def board(self, read: Callable[[], tuple[View, BoardInfo]]) -> bytes:
         """The public board as PNG bytes (see ``board_picture.render_board``), of the view and
@@ -397,6 +400,7 @@ class Pictures:
         return least
 
     async def _run(self, draw: _Draw, *args: object) -> bytes:
+        self.handed[draw.__name__] += 1
         try:
             return await self._worker().draw(draw, *args)
         except DrawingProcessDied:

@@ -41,6 +41,7 @@ async def test_a_small_eager_run_plays_and_reports_every_figure() -> None:
     assert row["drawing_cpu_ms_per_move"] > 0 and row["bench_cpu_ms_per_move"] > 0
     assert row["boards_drawn"] > 0 and row["board_updates_up_to_date"] >= 0
     assert row["hand_pictures_per_move"] > 0 and row["board_pictures_per_move"] > 0
+    assert row["drawings_handed"]["render_board"] > 0 and row["drawings_handed"]["render_hand"] > 0
     assert "tables of 3" in summary(row) and "plays never on a board" in summary(row)
     assert sum(k["n"] for k in row["by_kind"].values()) == row["interactions"]
     assert row["games"] == 10 and row["interactions"] > 0 and row["moves"] > 0
