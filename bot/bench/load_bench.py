@@ -35,7 +35,8 @@ What it measures:
   over the replies that came (a reply that never came is an error, below). This is where
   work behind a fast first response shows: a hand picture waiting for the drawing process.
 - ``interactions``, ``interactions_per_s``, ``moves``, ``moves_per_s`` (cards played or
-  passes, each acknowledged with ✅), ``games_finished``; for paced players
+  passes, each acknowledged with ✅), ``games_finished``; ``turn_ends_per_move``, the moves
+  after which the turn had passed (a discard or a pass: their reply needs no hand picture); for paced players
   ``offered_moves_per_s`` (games / interval), what they would make if every answer came at
   once: ``moves_per_s`` well below it means the bot did not keep up (its first responses may
   still be fast: the work behind them fell behind).
@@ -447,6 +448,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "moves_per_s": round(moves / window, 1),
         **({"offered_moves_per_s": round(games / interval, 1)} if mode == "paced" else {}),
         "games_finished": load.games_finished,
+        "turn_ends_per_move": round(load.turn_ends / moves, 2) if moves else None,
         "p50_ms": round(_percentile(latencies, 0.50) * 1000, 1),
         "p95_ms": round(_percentile(latencies, 0.95) * 1000, 1),
         "p99_ms": round(_percentile(latencies, 0.99) * 1000, 1),

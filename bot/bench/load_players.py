@@ -108,6 +108,8 @@ class Load:
         self.stopping = False
         self.moves = 0
         self.games_finished = 0
+        self.turn_ends = 0
+        """Moves after which the turn was no longer the player's (a discard, a pass)."""
         self.played: list[tuple[int, float, str, float]] = []
         """Cards played: the game's channel, when the ✅ came, the move in words, and when the
         player began the move (its board may come before its ✅: the reply waits for the
@@ -234,6 +236,7 @@ class Load:
             self.played.append((table.where.id, time.monotonic(), first, began))
         table.hands[user.id] = reply
         if not _my_turn(reply):
+            self.turn_ends += 1
             table.on_turn = (table.on_turn + 1) % len(table.players)
             table.hands.clear()  # the others' old hands are out of date
 
