@@ -36,10 +36,10 @@ What it measures:
   work behind a fast first response shows: a hand picture waiting for the drawing process.
 - ``interactions``, ``interactions_per_s``, ``moves``, ``moves_per_s`` (cards played or
   passes, each acknowledged with ✅), ``games_finished``; ``turn_ends_per_move``, the moves
-  after which the turn had passed (a discard or a pass: their reply needs no hand picture); for paced players
-  ``offered_moves_per_s`` (games / interval), what they would make if every answer came at
-  once: ``moves_per_s`` well below it means the bot did not keep up (its first responses may
-  still be fast: the work behind them fell behind).
+  after which the turn had passed (a discard or a pass: their reply needs no hand picture);
+  for paced players ``offered_moves_per_s`` (games / interval), what they would make if
+  every answer came at once: ``moves_per_s`` well below it means the bot did not keep up
+  (its first responses may still be fast: the work behind them fell behind).
 - ``board_posts_per_s`` / ``board_edits_per_s`` / ``board_redraws_per_s``: public board
   messages posted, edited (redrawn, or closed when the turn passed), and edits carrying a
   new picture; ``board_pictures_per_move`` (posts and redraws) and ``hand_pictures_per_move``
