@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
 def run_command(config: Config) -> int:
     """``python -m bot``: run the bot until it is stopped."""
     configure_logging(config.log_level)
-    from .app.client import run
+    from .app.running import run
     from .ops.dblock import DatabaseInUse
     from .storage import StorageError
 
@@ -291,7 +291,7 @@ def sandbox_command(port: int, data: str | None) -> int:
             stack.callback(lock.close)
 
         async def run_bot(fake: FakeDiscord) -> None:
-            from .app.client import run
+            from .app.running import run
 
             await run(dataclasses.replace(
                 env, token=fake.token, database=str(database), api_base=fake.api_base,

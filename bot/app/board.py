@@ -24,12 +24,16 @@ from bot.pictures.text import board_fields, result_text, turn_summary
 from engine import View
 
 from .host import Host
-from .retry import describe, with_retries
+from .retry import UNBOUNDED, describe, discord_call, with_retries
 from .ui import Picture, board_controls, board_info
 
 __all__ = ["BoardPublisher"]
 
 log = logging.getLogger(__name__)
+
+
+class _UpToDate(Exception):
+    """The board message already shows the version a drawing would show: nothing to draw."""
 
 
 class BoardPublisher:
@@ -46,6 +50,12 @@ class BoardPublisher:
         self._shown: dict[int, list[str]] = {}  # notes on the current board message
         self._locks: dict[int, asyncio.Lock] = {}
         self._embeds: dict[int, discord.Embed] = {}  # the live board's embed, by message id
+        self.drawn_count = 0
+        """Boards drawn (posted or edited in) by ``publish``."""
+        self.up_to_date_count = 0
+        """Updates not drawn: once a drawing process was free, the board message already
+        showed the game's version (its moves drawn by the round before, which read the game
+        after they were saved), and no note was waiting."""
 
     @property
     def busy(self) -> bool:
@@ -82,9 +92,13 @@ class BoardPublisher:
                 self._due.discard(game_id)
                 try:
                     # Until Discord has it (the moves made meanwhile are drawn in the same go).
+                    # Each Discord call is bounded, not the whole try: the wait for a drawing
+                    # process is as long as the drawings before it (cut short, the board went
+                    # to the back of the queue again and, under load, never came).
                     await with_retries(lambda: self.publish(game_id), kind="board",
                                        what=f"game {game_id}: updating the board",
-                                       failures=self.bot.failures, base=self.bot.retry_base)
+                                       failures=self.bot.failures, base=self.bot.retry_base,
+                                       timeout=UNBOUNDED)
                 except Exception as exc:
                     # Not mended by trying again soon (a permission taken away, a channel
                     # deleted, a bug): the housekeeping's next round finds the board behind.
@@ -106,7 +120,8 @@ class BoardPublisher:
             await asyncio.gather(*list(self._pending.values()), return_exceptions=True)
 
     async def publish(self, game_id: int, *, new_message: bool = False) -> discord.Message | None:
-        """Draw the board now: edit this turn's message, or post a new one."""
+        """Draw the board now: edit this turn's message, or post a new one (``None``: the game is
+        gone, or the message already shows its version and no note waits)."""
         async with self._locks.setdefault(game_id, asyncio.Lock()):
             try:
                 live = await self.bot.service.live.game(game_id)
@@ -118,10 +133,20 @@ class BoardPublisher:
 
             def public() -> tuple[View, BoardInfo]:
                 # Read when a drawing process is free: the moves made meanwhile are in it.
-                read.append(self.bot.service.live.facts(live))  # the public view, at one version
-                return read[-1].view, board_info(read[-1])
+                facts = self.bot.service.live.facts(live)  # the public view, at one version
+                if (not new_message and not self._notes.get(game_id) and live.board_message_id
+                        and live.board_turn == facts.board_key
+                        and live.board_version == facts.version):
+                    raise _UpToDate
+                read.append(facts)
+                return facts.view, board_info(facts)
 
-            png = await pictures.board(public)
+            try:
+                png = await pictures.board(public)
+            except _UpToDate:
+                self.up_to_date_count += 1
+                return None
+            self.drawn_count += 1
             facts = read[-1]
             key, version = facts.board_key, facts.version
             pending = self._notes.pop(game_id, [])
@@ -133,9 +158,9 @@ class BoardPublisher:
                 if not shown:
                     del payload["content"]  # keep whatever the message said before a restart
                 try:
-                    message = channel.get_partial_message(live.board_message_id)
+                    on_board = channel.get_partial_message(live.board_message_id)
                     file = payload.pop("file")
-                    edited = await message.edit(attachments=[file], **payload)
+                    edited = await discord_call(on_board.edit(attachments=[file], **payload))
                     self._embeds[edited.id] = payload["embed"]
                     if facts.finished:
                         self._forget(game_id, edited.id)
@@ -155,10 +180,10 @@ class BoardPublisher:
             # turn, and one per board posted again in the same turn.
             nonce = hashlib.blake2b(f"{game_id}:{key}:{live.board_message_id}".encode(),
                                     digest_size=12).hexdigest()
-            message = await channel.send(
+            message = await discord_call(channel.send(
                 allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False),
                 nonce=nonce, **payload,
-            )
+            ))
             previous, previous_key = live.board_message_id, live.board_turn
             self._embeds[message.id] = payload["embed"]
             await self.bot.service.playing.set_board(live, message.id, key, version)
@@ -192,18 +217,18 @@ class BoardPublisher:
         try:
             embed = self._embeds.pop(message_id, None)
             if embed is None:  # drawn before a restart: read it back
-                old = await channel.fetch_message(message_id)
+                old = await discord_call(channel.fetch_message(message_id))
                 embed = old.embeds[0] if old.embeds else None
             if embed is not None:
                 # The picture stays, as the position that turn left; the status goes.
                 embed = embed.copy()
                 embed.description = line
                 embed.remove_footer()
-            await channel.get_partial_message(message_id).edit(
+            await discord_call(channel.get_partial_message(message_id).edit(
                 content=None, embed=embed, view=None,
-                allowed_mentions=discord.AllowedMentions.none())
-        except discord.HTTPException as exc:
-            log.warning("game %s: couldn't close an old board (%s)", facts.id, exc.status)
+                allowed_mentions=discord.AllowedMentions.none()))
+        except (discord.HTTPException, TimeoutError) as exc:
+            log.warning("game %s: couldn't close an old board (%s)", facts.id, describe(exc))
 
     def _payload(self, facts: GameFacts, png: bytes, notes: list[str]) -> dict[str, Any]:
         view = facts.view

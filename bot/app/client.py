@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import signal
 import time
 from collections.abc import Callable
 from typing import Any, cast
@@ -31,7 +30,6 @@ from bot.money.plans import PlanService
 from bot.money.seasons import SeasonService
 from bot.ops.backup import DailyBackups
 from bot.ops.config import Config
-from bot.ops.dblock import hold_database
 from bot.pictures.drawing import pictures
 from bot.pictures.text import (
     EXPIRED,
@@ -63,7 +61,7 @@ from .ui import (
     reply_error,
 )
 
-__all__ = ["ShardedSpiteBot", "SpiteBot", "SpiteTree", "apply_endpoints", "new_bot", "run"]
+__all__ = ["ShardedSpiteBot", "SpiteBot", "SpiteTree", "apply_endpoints", "new_bot"]
 
 log = logging.getLogger(__name__)
 
@@ -362,6 +360,10 @@ class SpiteBot(Host):
             elif flush.exception() is not None:
                 log.error("some board updates could not be drawn before stopping",
                           exc_info=flush.exception())
+            log.info("boards drawn since the start: %d; updates that found the board up to date "
+                     "(not drawn): %d; drawings handed to the drawing processes: %s",
+                     self.boards.drawn_count, self.boards.up_to_date_count,
+                     dict(pictures.handed))
         step[0] = "closing the connection to Discord"
         await super().close()
         step[0] = "waiting for what slipped in before the connection closed"
@@ -763,38 +765,3 @@ def new_bot(config: Config, *, seed_source: Callable[[], int] | None = None,
     """The bot for ``config``: sharded when ``SHARD_COUNT`` is set, else a plain one."""
     cls = SpiteBot if config.shards is None else ShardedSpiteBot
     return cls(config, seed_source=seed_source, clock=clock)
-
-
-async def run(config: Config) -> None:
-    """Run the bot until it is stopped: ``SIGTERM`` (``docker stop``) and ``SIGINT`` (Ctrl-C)
-    stop it cleanly (see ``SpiteBot.close``)."""
-    database = hold_database(config.database)  # before anything: one process per SQLite file
-    apply_endpoints(config)
-    bot = new_bot(config)
-    if config.shards is not None:
-        log.info("running shards %s of %d", ", ".join(map(str, sorted(config.shards.ids))),
-                 config.shards.count)
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, _on_signal, bot, signum)
-    try:
-        async with bot:
-            await bot.start(config.token)
-    finally:
-        # ``start`` returns as soon as the gateway closes, which is midway through the stop
-        # (and ``async with`` then thinks the bot closed): wait for the whole of it.
-        await bot.close()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.remove_signal_handler(signum)
-        if database is not None:
-            database.close()
-
-
-_closing: set[asyncio.Task[None]] = set()  # a strong reference while the stop runs
-
-
-def _on_signal(bot: SpiteBot, signum: int) -> None:
-    log.info("%s received: stopping", signal.Signals(signum).name)
-    task = asyncio.get_running_loop().create_task(bot.close(), name="close")
-    _closing.add(task)
-    task.add_done_callback(_closing.discard)

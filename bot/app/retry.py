@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import random
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -24,13 +25,20 @@ import discord
 from bot.failures import FailureLog
 from bot.storage import DatabaseUnavailable
 
-__all__ = ["REST_TIMEOUT", "describe", "retry_after", "retryable", "with_retries"]
+__all__ = ["REST_TIMEOUT", "UNBOUNDED", "describe", "discord_call", "retry_after", "retryable",
+           "with_retries"]
 
 T = TypeVar("T")
 
 REST_TIMEOUT = 15.0
 """Seconds one try of a post or an edit may take before it is given up (and tried again:
 a post carries a nonce, so Discord gives back the message a slow try made)."""
+
+UNBOUNDED = math.inf
+"""``with_retries``' ``timeout`` for an attempt that bounds its own Discord calls (with
+``discord_call``) and must not be cut short as a whole: a board's publish waits for a drawing
+process first, which takes as long as the drawings before it, and is no sign of Discord
+failing."""
 
 
 def retryable(exc: BaseException) -> bool:
@@ -71,14 +79,15 @@ async def with_retries(attempt: Callable[[], Awaitable[T]], *, what: str, kind: 
                        timeout: float | None = None, tries: int | None = None,
                        log_level: int = logging.WARNING) -> T:
     """``attempt()`` until it succeeds: each try at most ``timeout`` seconds (by default
-    ``REST_TIMEOUT``, read at each call), then waits of
+    ``REST_TIMEOUT``, read at each call; ``UNBOUNDED``: not bounded here), then waits of
     ``base``, 2×``base``… up to ``cap`` seconds (and at least Discord's ``retry_after``).
     A failure that can't mend, or the last of ``tries``, is raised. Failures are logged
     once a minute per ``kind``."""
     n = 0
     while True:
         try:
-            result = await asyncio.wait_for(attempt(), timeout or REST_TIMEOUT)
+            limit = timeout or REST_TIMEOUT
+            result = await (attempt() if limit == UNBOUNDED else asyncio.wait_for(attempt(), limit))
         except Exception as exc:
             n += 1
             if not retryable(exc) or (tries is not None and n >= tries):
@@ -91,3 +100,9 @@ async def with_retries(attempt: Callable[[], Awaitable[T]], *, what: str, kind: 
             if n:
                 failures.recovered(kind, f"{kind}: {what} worked after {n} failed tries")
             return result
+
+
+async def discord_call(call: Awaitable[T]) -> T:
+    """One Discord call bounded by ``REST_TIMEOUT`` (read at each call): what an attempt
+    run with ``timeout=UNBOUNDED`` bounds itself."""
+    return await asyncio.wait_for(call, REST_TIMEOUT)

@@ -425,10 +425,19 @@ async def make_move(bot: Host, game_id: int, user_id: int, move: str, *,
                     ) -> dict[str, Any]:
     """The one path of a move, whatever the control (``/play``, ``/pass``, a target button or
     Pass): made and saved by the playing service, then the player's hand as it is after it,
-    under ``note`` (by default a ✅ and the move in words). Raises ``UserError`` if refused."""
+    under ``note`` (by default a ✅ and the move in words), its picture only if the turn is
+    still the player's. Raises ``UserError`` if refused."""
     outcome = await bot.service.playing.play(game_id, user_id, move,
                                              expected_version=expected_version)
-    return await hand_payload(bot, outcome.game, user_id, note=note or _done_note(outcome))
+    # The hand's picture only while the player has moves to choose from it: once his turn is
+    # over the reply says what he did and lists his cards, and the board shows the rest
+    # (issue 35: a drawing spared at every turn's end; the old picture goes with it).
+    on_turn = bot.service.live.view(outcome.game, user_id).my_turn
+    payload = await hand_payload(bot, outcome.game, user_id, note=note or _done_note(outcome),
+                                 picture=on_turn)
+    if not on_turn:
+        payload["file"] = None
+    return payload
 
 
 def _done_note(outcome: MoveOutcome) -> str:

@@ -36,7 +36,33 @@ def status_kb(pid: int, key: str) -> int:
 
 def _descendants(pid: int) -> list[int]:
     """Every process under ``pid``: the bot's drawing workers (``bot.pictures.drawing``) and what
-    ``multiprocessing`` starts beside them."""
+    ``multiprocessing`` starts beside them. Read from each thread's ``children`` file (a few
+    small reads, where scanning all of ``/proc`` every second cost the benchmark's own process
+    several percent of a core), or from all of ``/proc`` where the kernel has no such file."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+            kids = [int(child) for task in tasks
+                    for child in _read(f"/proc/{parent}/task/{task}/children").split()]
+        except FileNotFoundError:
+            if parent != pid:
+                continue  # gone meanwhile
+            return _descendants_by_scan(pid)
+        found.extend(kids)
+        todo.extend(kids)
+    return sorted(set(found))
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except FileNotFoundError:  # a thread gone meanwhile
+        return ""
+
+
+def _descendants_by_scan(pid: int) -> list[int]:
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -131,12 +157,15 @@ def self_cpu() -> float:
 
 
 def _child_env(fake: Any, db: str, board_delay: float,
-               shard: tuple[int, int] | None = None) -> dict[str, str]:
+               shard: tuple[int, int] | None = None, root: Path = ROOT,
+               drawing_workers: int | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("DISCORD_", "SHARD_")) and k != "LOG_LEVEL"}
-    env.update(PYTHONPATH=str(ROOT), DISCORD_TOKEN=fake.token, DISCORD_API_BASE=fake.api_base,
+    env.update(PYTHONPATH=str(root), DISCORD_TOKEN=fake.token, DISCORD_API_BASE=fake.api_base,
                DISCORD_GATEWAY_URL=fake.gateway_url, DATABASE=db, LOG_LEVEL="INFO",
                BOARD_DELAY_SECONDS=str(board_delay))
+    if drawing_workers is not None:
+        env["DRAWING_WORKERS"] = str(drawing_workers)
     if shard is not None:  # one process per shard, as docker-compose.yml runs them
         env.update(SHARD_IDS=str(shard[0]), SHARD_COUNT=str(shard[1]))
     # As the Dockerfile sets it (unless the caller's environment says otherwise): without it
@@ -156,13 +185,19 @@ class BotProcess:
 
     @classmethod
     async def start(cls, fake: Any, workdir: Path, db: str, board_delay: float,
-                    profile: Path | None, shard: tuple[int, int] | None = None) -> BotProcess:
+                    profile: Path | None, shard: tuple[int, int] | None = None,
+                    root: Path | None = None, drawing_workers: int | None = None
+                    ) -> BotProcess:
+        """``python -m bot`` of this checkout, or of the one at ``root`` (another version of
+        the bot against the same fake and players); ``drawing_workers`` sets its
+        ``DRAWING_WORKERS``."""
         command = [sys.executable]
         if profile is not None:
             command += ["-m", "cProfile", "-o", str(profile)]
         command += ["-m", "bot"]
         proc = await asyncio.create_subprocess_exec(
-            *command, cwd=workdir, env=_child_env(fake, db, board_delay, shard),
+            *command, cwd=workdir, env=_child_env(fake, db, board_delay, shard, root or ROOT,
+                                              drawing_workers),
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
         print(f"bot process {proc.pid} started", file=sys.stderr, flush=True)
         return cls(proc)

@@ -1,7 +1,7 @@
 """``python -m bot.bench chaos``: the real bot, as a process, plays games against the fake
 Discord while faults are injected, then says what survived.
 
-The players are the load benchmark's (``load_bench.Load``), each remembering every move it
+The players are the load benchmark's (``load_players.Load``), each remembering every move it
 tried and every move answered ✅. The faults: a share of the REST calls of every kind a game
 makes (``--fault-rate``: posts, edits, follow-ups, callbacks, threads, fetches) answered
 500, 502, 503 or 429 (discord.py retries some of these itself), gateway connections dropped
@@ -41,7 +41,7 @@ from bot.sandbox import Fault, GatewayChaos
 from bot.sandbox.load import LoadFakeDiscord
 
 from .bot_process import BotProcess
-from .load_bench import Load, Table
+from .load_players import Load, Table
 
 __all__ = ["late_interactions", "run_chaos"]
 

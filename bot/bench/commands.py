@@ -44,7 +44,9 @@ def _load(args: argparse.Namespace) -> list[dict[str, object]]:
                     open_concurrency=args.open_concurrency,
                     profile=Path(args.profile) if args.profile else None,
                     plot=Path(args.plot) if args.plot else None,
-                    shards=args.shards, database=args.database)
+                    shards=args.shards, database=args.database, tables=args.tables,
+                    bot_root=Path(args.bot_root) if args.bot_root else None,
+                    drawing_workers=args.drawing_workers)
 
 
 def _storage(args: argparse.Namespace) -> list[dict[str, object]]:
@@ -63,7 +65,7 @@ def _migrate(args: argparse.Namespace) -> list[dict[str, object]]:
     from .migrate_bench import DEFAULT_DATABASE, run_migrate
 
     return list(run_migrate(args.games, args.database or DEFAULT_DATABASE,
-                            args.seed, args.pool, args.budget))
+                            args.seed, args.pool, args.budget, args.replay_workers))
 
 
 def _chaos(args: argparse.Namespace) -> list[dict[str, object]]:
@@ -107,6 +109,27 @@ def _sizes(text: str) -> list[int]:
     if not sizes or min(sizes) < 1:
         raise argparse.ArgumentTypeError("each size must be at least 1")
     return sizes
+
+
+def _share(text: str) -> float:
+    try:
+        top, _, bottom = text.partition("/")
+        share = float(top) / float(bottom or 1)
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"a share like 1/3 or 0.33: {text!r}") from None
+    if not 0 <= share <= 1:
+        raise argparse.ArgumentTypeError(f"a share between 0 and 1: {text!r}")
+    return share
+
+
+def _counts(text: str) -> list[int]:
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of whole numbers: {text!r}") from None
+    if not values or min(values) < 0:
+        raise argparse.ArgumentTypeError(f"give numbers of 0 or more: {text!r}")
+    return values
 
 
 def _positive(text: str) -> int:
@@ -185,6 +208,15 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
                       help="bot processes, one shard each (needs --database postgresql://…)")
     load.add_argument("--database", default=None,
                       help="a postgresql:// server (a scratch schema of it) instead of SQLite")
+    load.add_argument("--tables", type=_share, default=1 / 3,
+                      help="share of the games at tables of three or four, the rest two "
+                           "players (default 1/3, a realistic mix; 0: two players only)")
+    load.add_argument("--bot-root", default=None,
+                      help="run the bot of another checkout (a directory holding its bot/ "
+                           "package) against these players, e.g. the old main")
+    load.add_argument("--drawing-workers", type=_positive, default=None,
+                      help="the bot's drawing processes (its DRAWING_WORKERS; default: its "
+                           "own default, half the cores)")
 
     chaos = sub("chaos", "the load's players under injected faults (REST errors, gateway "
                 "drops, a database outage)", _see("chaos_bench"))
@@ -213,6 +245,10 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
     migrate.add_argument("--budget", type=float, default=900.0,
                          help="seconds a size may be projected to take: over it, the replay "
                               "check is left out, and if still over, the size")
+    migrate.add_argument("--replay-workers", type=_counts, default=[0],
+                         help="processes replaying the games, a migration of the same source "
+                              "per number (0: one per core, the command's own; 1: one by one "
+                              "in the command's process, as before issue 35), e.g. 1,0")
 
     plan = sub("plan", "the fewest payments that settle a group's debts (exact up to 16 "
                "people, greedy beyond)", _see("plan_bench"))

@@ -35,16 +35,30 @@ What it measures:
   over the replies that came (a reply that never came is an error, below). This is where
   work behind a fast first response shows: a hand picture waiting for the drawing process.
 - ``interactions``, ``interactions_per_s``, ``moves``, ``moves_per_s`` (cards played or
-  passes, each acknowledged with ✅), ``games_finished``; for paced players
-  ``offered_moves_per_s`` (games / interval), what they would make if every answer came at
-  once: ``moves_per_s`` well below it means the bot did not keep up (its first responses may
-  still be fast: the work behind them fell behind).
+  passes, each acknowledged with ✅), ``games_finished``; ``turn_ends_per_move``, the moves
+  after which the turn had passed (a discard or a pass: their reply needs no hand picture);
+  for paced players ``offered_moves_per_s`` (games / interval), what they would make if
+  every answer came at once: ``moves_per_s`` well below it means the bot did not keep up
+  (its first responses may still be fast: the work behind them fell behind).
 - ``board_posts_per_s`` / ``board_edits_per_s`` / ``board_redraws_per_s``: public board
   messages posted, edited (redrawn, or closed when the turn passed), and edits carrying a
-  new picture. ``board_lag_p50_ms`` … ``board_lag_max_ms``: for each card played in the
-  playing time, from its ✅ to the first new picture of its game's board whose "Last moves"
-  lists it; ``plays_not_on_a_board``, the plays no picture listed (none came before the
-  bot stopped, or five more moves came first). Passes are left out.
+  new picture; ``board_pictures_per_move`` (posts and redraws) and ``hand_pictures_per_move``
+  (``hand.png`` files the bot sent): the pictures drawn and delivered, per move.
+  ``board_lag_p50_ms`` … ``board_lag_max_ms``: for each card played in the
+  playing time, from its ✅ to the first new picture of its game's board, made after the move
+  began, that shows it (its "Last moves" lists it, or a play of the same game made after it:
+  "Last moves" lists five lines, and a board drawn once for several plays shows the position
+  after all of them; 0 when the board came before the ✅, which waits for the hand picture);
+  ``plays_not_on_a_board``, the plays no picture showed before the bot stopped (it draws the
+  pending boards for up to 8 s as it stops). Passes are left out.
+  ``board_pictures_several_plays_pct``: of the board pictures that first showed some play,
+  the share that showed several at once (drawn once for the newest position while several
+  plays waited).
+- ``boards_drawn``, ``board_updates_up_to_date``: boards the bot drew since it started (setup
+  included), and board updates that found, once a drawing process was free, the board
+  already showing the game's version, so drew nothing; ``drawings_handed``: the drawings its
+  drawing processes were given since it started, by picture (``render_hand``…), drawn
+  whether or not their reply still waited (as the bot's log says when it stops).
 - ``bot_cpu_pct``: the bot process's user+system CPU time over the playing time, from
   ``/proc/<pid>/stat`` (100 = one core busy; it can use more with its threads: SQLite runs
   off the event loop; the pictures are drawn in another process, see ``helpers`` below);
@@ -86,6 +100,7 @@ settings commands.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextlib
 import gc
@@ -98,11 +113,9 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.pictures.text import DB_DOWN, SAVED_NOT_SHOWN
 from bot.sandbox import FakeDiscordTimeout
 from bot.sandbox.load import LoadFakeDiscord
 
@@ -119,264 +132,13 @@ from .bot_process import (
     status_kb,
     written_all,
 )
+from .load_players import ANSWER_TIMEOUT, REPLY_TIMEOUT, Load, Table
 
-__all__ = ["plot_p99", "run_load"]
+__all__ = ["board_lag", "plays_per_picture", "plot_p99", "run_load", "shown_by", "summary",
+           "table_sizes"]
 
 UNANSWERED_S = 10.0
 """What an interaction without a first response (in time) counts as, in seconds."""
-
-ANSWER_TIMEOUT = 10.0
-"""How long a player waits for a first response before giving up on it."""
-
-REPLY_TIMEOUT = 30.0
-"""How long a player waits for the answer itself (the follow-up or the edit)."""
-
-RANKS = "A 2 3 4 5 6 7 8 9 10 J Q K".split()
-
-
-# ---------------------------------------------------------------------- the players
-
-
-def _select_options(message: Any) -> list[dict[str, Any]]:
-    for comp in message.iter_components():
-        if comp.get("type") == 3 and str(comp.get("custom_id", "")).startswith("sm:src:"):
-            return list(comp.get("options", []))
-    return []
-
-
-def _targets(option: dict[str, Any]) -> list[str]:
-    text = str(option.get("description", "")).split("to ", 1)[-1]
-    return re.findall(r"\b[CS]\d\b", text)
-
-
-def _pass_id(message: Any) -> str | None:
-    return next((c for c in message.custom_ids() if c.startswith("sm:mv:")
-                 and c.endswith(":pass")), None)
-
-
-def _my_turn(message: Any) -> bool:
-    return bool(_select_options(message)) or _pass_id(message) is not None
-
-
-def choose(options: list[dict[str, Any]], has_pass: bool, rng: random.Random
-           ) -> tuple[str, str] | None:
-    """A quick-finishing player: the pay-off card first, then side-stack tops, then hand
-    cards to the centre, then the highest card to a side stack (in classic, sometimes a pass
-    instead); ``None`` means pass."""
-    parsed = [(str(o["value"]), _targets(o)) for o in options]
-    for want in ("P", "S", ""):
-        for token, targets in parsed:
-            if token.startswith(want) if want != "S" else re.fullmatch(r"S\d", token):
-                centre = [t for t in targets if t.startswith("C")]
-                if centre:
-                    return token, centre[0]
-    if has_pass and rng.random() < 0.3:
-        return None
-    discards = [(token, targets) for token, targets in parsed
-                if any(t.startswith("S") for t in targets)]
-    if discards:
-        token, targets = max(discards, key=lambda d: RANKS.index(d[0][:-1])
-                             if d[0][:-1] in RANKS else -1)
-        return token, next(t for t in targets if t.startswith("S"))
-    return None
-
-
-@dataclass
-class Table:
-    """One game's two players (the challenger first) and what they last saw."""
-
-    index: int
-    players: tuple[Any, Any]
-    rules: str
-    rng: random.Random
-    where: Any = None
-    """The game's thread, or the channel if it has none."""
-    on_turn: int = 0
-    hands: dict[int, Any] = field(default_factory=dict)
-    step: int = 0
-    live: bool = False
-    channel: Any = None
-    """Where the game is challenged (its server's channel)."""
-
-
-class Load:
-    """The simulated players of one run, and what they counted."""
-
-    def __init__(self, fake: Any, channel: Any, mode: str, interval: float) -> None:
-        self.fake = fake
-        self.channel = channel
-        self.mode = mode
-        self.interval = interval
-        self.stopping = False
-        self.moves = 0
-        self.games_finished = 0
-        self.played: list[tuple[int, float, str]] = []
-        """Cards played: the game's channel, when the ✅ came, and the move in words."""
-        self.replies: dict[int, tuple[float, float]] = {}
-        """Replies seen, by interaction id: when it was sent, and seconds until its reply."""
-        self.problems: Counter[str] = Counter()
-
-    # -- one interaction
-
-    async def _answer(self, record: Any) -> Any | None:
-        """The reply the player sees, or None (counted) if none came."""
-        if not await self.fake.answered(record, ANSWER_TIMEOUT):
-            return None  # counted from the records at the end
-        try:
-            message = await self.fake.reply(record, REPLY_TIMEOUT)
-        except TimeoutError:
-            self.problems["no_reply"] += 1
-            return None
-        if record.dispatched_at is not None:
-            self.replies[record.id] = (record.dispatched_at,
-                                       time.monotonic() - record.dispatched_at)
-        text = message.content
-        # Any of the bot's apologies: a failure, a database not answering, a move saved but
-        # not shown. None of them should happen under load alone.
-        if any(words in text for words in ("something went wrong", DB_DOWN, SAVED_NOT_SHOWN[:40],
-                                           "couldn't be saved")):
-            self.problems["apology"] += 1
-        return message
-
-    async def _hand(self, table: Table, user: Any) -> Any | None:
-        """The user's hand: the board's Show my hand every other time, else ``/hand``."""
-        board = self.fake.store.latest_board.get(table.where.id)
-        record = None
-        if board is not None and table.step % 2 == 0:
-            button = next((c for c in board.custom_ids() if c.startswith("sm:hand:")), None)
-            if button is not None:
-                with contextlib.suppress(Exception):  # the board lost its button meanwhile
-                    record = await self.fake.click(user, board, button)
-        if record is None:
-            record = await self.fake.slash(user, table.where, "hand")
-        return await self._answer(record)
-
-    # -- a game
-
-    async def open(self, table: Table) -> bool:
-        """The first player challenges the second, who accepts; False if that failed."""
-        challenger, opponent = table.players
-        channel = table.channel or self.channel
-        record = await self.fake.slash(challenger, channel, "challenge", opponent=opponent,
-                                       rules=table.rules)
-        challenge = await self._answer(record)
-        if challenge is None:
-            return False
-        accept = next((c for c in challenge.custom_ids() if c.endswith(":accept")), None)
-        if accept is None:
-            self.problems["challenge_refused"] += 1
-            return False
-        if await self._answer(await self.fake.click(opponent, challenge, accept)) is None:
-            return False
-        # A thread opened from a message has the message's id (a Discord rule).
-        table.where = self.fake.guilds[channel.guild_id].channels.get(challenge.id, channel)
-        table.hands.clear()
-        table.live = True
-        return True
-
-    async def _find_turn(self, table: Table) -> tuple[Any, Any] | None:
-        """Who is on turn, with his hand; None when the game is over (or a reply failed)."""
-        for seat in (table.on_turn, 1 - table.on_turn):
-            user = table.players[seat]
-            message = await self._hand(table, user)
-            if message is None:
-                return None
-            if "no game going" in message.content:
-                table.live = False
-                return None
-            if _my_turn(message):
-                table.on_turn = seat
-                table.hands[user.id] = message
-                return user, message
-        table.live = False  # neither may move: the game is over
-        return None
-
-    async def move(self, table: Table) -> None:
-        """One move of the game (opening a new game first if the last one ended)."""
-        if not table.live and not await self.open(table):
-            return
-        user = table.players[table.on_turn]
-        message = table.hands.get(user.id)
-        if message is None or not _my_turn(message):
-            found = await self._find_turn(table)
-            if found is None:
-                if not table.live:
-                    self.games_finished += 1
-                return
-            user, message = found
-        table.step += 1
-        options = _select_options(message)
-        pass_id = _pass_id(message)
-        choice = choose(options, pass_id is not None, table.rng)
-        if choice is None and pass_id is None:
-            self.problems["no_legal_choice"] += 1
-            table.hands.pop(user.id, None)
-            return
-        if table.step % 2 == 0:
-            reply = await self._by_buttons(user, message, choice, pass_id)
-        else:
-            reply = await self._typed(table, user, choice)
-        if reply is None:
-            table.hands.pop(user.id, None)
-            return
-        if "✅" not in reply.content:
-            self.problems["refused"] += 1
-            table.hands.pop(user.id, None)
-            return
-        self.moves += 1
-        first = reply.content.split("\n", 1)[0].removeprefix("✅ ")
-        if choice is not None and first:
-            self.played.append((table.where.id, time.monotonic(), first))
-        table.hands[user.id] = reply
-        if not _my_turn(reply):
-            table.on_turn = 1 - table.on_turn
-            table.hands.clear()  # the other player's old hand is out of date
-
-    async def _by_buttons(self, user: Any, message: Any, choice: tuple[str, str] | None,
-                          pass_id: str | None) -> Any | None:
-        if choice is None:
-            assert pass_id is not None
-            return await self._answer(await self.fake.click(user, message, pass_id))
-        token, target = choice
-        menu = next(c for c in message.custom_ids() if c.startswith("sm:src:"))
-        shown = await self._answer(await self.fake.select(user, message, menu, [token]))
-        if shown is None:
-            return None
-        button = next((c for c in shown.custom_ids() if c.endswith(f":{token}>{target}")), None)
-        if button is None:
-            self.problems["refused"] += 1
-            return None
-        return await self._answer(await self.fake.click(user, shown, button))
-
-    async def _typed(self, table: Table, user: Any, choice: tuple[str, str] | None
-                     ) -> Any | None:
-        if choice is None:
-            return await self._answer(await self.fake.slash(user, table.where, "pass"))
-        token, target = choice
-        if table.step % 10 == 1:  # what a Discord client asks while the player types
-            for focused, value, extra in (("card", "", {}), ("to", "", {"card": token})):
-                record = await self.fake.people.autocomplete_record(
-                    user, table.where, "play", focused, value, **extra)
-                if await self.fake.answered(record, ANSWER_TIMEOUT):
-                    with contextlib.suppress(TimeoutError):
-                        await self.fake.choices(record, REPLY_TIMEOUT)
-        return await self._answer(await self.fake.slash(user, table.where, "play", card=token,
-                                                        to=target))
-
-    async def play(self, table: Table, first_delay: float) -> None:
-        """The table's players, until the run stops."""
-        if self.mode == "paced":
-            await asyncio.sleep(first_delay)
-        while not self.stopping:
-            started = time.monotonic()
-            try:
-                await self.move(table)
-            except Exception as exc:  # a fault of the players or the fake: count, go on
-                self.problems[f"player_{type(exc).__name__}"] += 1
-                table.hands.clear()
-            if self.mode == "paced":
-                pause = self.interval * table.rng.uniform(0.5, 1.5)
-                await asyncio.sleep(max(0.0, pause - (time.monotonic() - started)))
 
 
 async def _lag_monitor(samples: list[float], period: float = 0.05) -> None:
@@ -432,20 +194,89 @@ def _by_kind(records: Sequence[Any], replies: dict[int, float]) -> dict[str, dic
     return out
 
 
-def board_lag(played: Sequence[tuple[int, float, str]],
+_Play = tuple[int, float, str, float]
+"""A card played: its game's channel, when its ✅ came, the move in words, when the move began."""
+
+
+def board_lag(played: Sequence[_Play],
               pictures: dict[int, list[tuple[float, frozenset[str]]]]) -> tuple[list[float], int]:
     """For each card played, the time from its ✅ to the first picture of its game's board that
-    lists it among the last moves; and how many no board picture showed (by the end of the
-    run, or because more than five moves came before the next picture)."""
-    lags: list[float] = []
-    missing = 0
-    for channel, acked, line in played:
-        shown = [t for t, lines in pictures.get(channel, ()) if t >= acked and line in lines]
-        if shown:
-            lags.append(shown[0] - acked)
+    shows it (0 if that came first); and how many no board picture showed by the end of the
+    run (see ``shown_by``)."""
+    shown = shown_by(played, pictures)
+    lags = sorted(max(0.0, at - play[1]) for play, at in zip(played, shown, strict=True)
+                  if at is not None)
+    return lags, sum(at is None for at in shown)
+
+
+def shown_by(played: Sequence[_Play],
+             pictures: dict[int, list[tuple[float, frozenset[str]]]]) -> list[float | None]:
+    """When each card played first showed on its game's board (None: never): the first
+    picture, made after the move began, whose "Last moves" lists it or a later play of the
+    same game (a board drawn once for several plays lists only the last five lines, and shows
+    the position after all of them). The picture may come before the play's ✅: the board
+    is drawn from the saved game while the reply waits for the hand's picture."""
+    at: list[float | None] = [None] * len(played)
+    by_channel: dict[int, list[int]] = {}
+    for i, play in enumerate(played):
+        by_channel.setdefault(play[0], []).append(i)
+    for channel, plays in by_channel.items():
+        plays.sort(key=lambda i: played[i][3])
+        first_unshown = 0
+        for t, lines in sorted(pictures.get(channel, ()), key=lambda p: p[0]):
+            latest = -1
+            for k in range(first_unshown, len(plays)):
+                _, _, line, began = played[plays[k]]
+                if began > t:
+                    break
+                if line in lines:
+                    latest = k
+            for k in range(first_unshown, latest + 1):
+                at[plays[k]] = t
+            first_unshown = max(first_unshown, latest + 1)
+    return at
+
+
+def plays_per_picture(played: Sequence[_Play],
+                      pictures: dict[int, list[tuple[float, frozenset[str]]]]
+                      ) -> tuple[int, int]:
+    """How many board pictures first showed some card played, and how many of them showed
+    several at once (a board drawn once for several waiting plays)."""
+    counts = Counter((play[0], t) for play, t in
+                     zip(played, shown_by(played, pictures), strict=True) if t is not None)
+    return len(counts), sum(1 for n in counts.values() if n > 1)
+
+
+_BOARD_COUNTS = re.compile(r"boards drawn since the start: (\d+); updates that found the board "
+                           r"up to date \(not drawn\): (\d+)(?:; drawings handed to the "
+                           r"drawing processes: (\{[^}]*\}))?")
+
+
+def _board_counts(logs: Sequence[str]) -> tuple[int | None, int | None, dict[str, int]]:
+    """Boards the bots drew since they started, updates that found the board up to date, and
+    the drawings handed to their drawing processes by picture (what each says as it stops;
+    None and {} from a bot that doesn't say it, an older version)."""
+    found = [m for log in logs if (m := _BOARD_COUNTS.search(log))]
+    if not found:
+        return None, None, {}
+    handed: Counter[str] = Counter()
+    for m in found:
+        if m[3]:
+            handed.update({str(k): int(v) for k, v in ast.literal_eval(m[3]).items()})
+    return sum(int(m[1]) for m in found), sum(int(m[2]) for m in found), dict(handed)
+
+
+def table_sizes(games: int, tables: float) -> list[int]:
+    """Seats of each game: 2, or at a share ``tables`` of them spread evenly, 3 and 4 in
+    turn."""
+    sizes, at_tables = [], 0
+    for i in range(games):
+        if int((i + 1) * tables) > int(i * tables):
+            sizes.append(3 + at_tables % 2)
+            at_tables += 1
         else:
-            missing += 1
-    return sorted(lags), missing
+            sizes.append(2)
+    return sizes
 
 
 def _db_bytes(db: Path) -> int:
@@ -468,8 +299,12 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
                   duration: float = 30.0, rules: str = "both", board_delay: float = 1.0,
                   seed: int = 1, open_concurrency: int = 8,
                   profile: Path | None = None, shards: int = 1,
-                  database: str | None = None) -> dict[str, Any]:
-    """One run of ``games`` games; its figures (see the module's docstring)."""
+                  database: str | None = None, tables: float = 0.0,
+                  bot_root: Path | None = None, drawing_workers: int | None = None
+                  ) -> dict[str, Any]:
+    """One run of ``games`` games; its figures (see the module's docstring). ``tables``: the
+    share of the games played at tables of three or four (alternately); ``bot_root``: run the
+    bot of that checkout (the same players, fake and counting against another version)."""
     from bot.storage.db import is_postgres_url
 
     if shards > 1 and not (database and is_postgres_url(database)):
@@ -483,19 +318,21 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         for s in range(shards)]
     channel = servers[0].channel("general")
     rule_names = ["kings", "classic"] if rules == "both" else [rules]
-    tables = []
+    seats = table_sizes(games, tables)
+    tables_ = []
     for i in range(games):
         guild = servers[i % len(servers)]
-        tables.append(Table(i, (fake.add_member(guild, f"p{i}a"), fake.add_member(guild, f"p{i}b")),
-                            rule_names[i % len(rule_names)], random.Random(seed * 100_003 + i),
-                            channel=guild.channel("general")))
+        seated = tuple(fake.add_member(guild, f"p{i}{'abcd'[n]}") for n in range(seats[i]))
+        tables_.append(Table(i, seated, rule_names[i % len(rule_names)],
+                             random.Random(seed * 100_003 + i), channel=guild.channel("general")))
     lag: list[float] = []
     async with contextlib.AsyncExitStack() as stack:
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-load-")))
         db = await stack.enter_async_context(_database(database, workdir))
         bots = [await BotProcess.start(fake, workdir, db, board_delay,
                                        profile if n == 0 else None,
-                                       (n, shards) if shards > 1 else None)
+                                       (n, shards) if shards > 1 else None, root=bot_root,
+                                       drawing_workers=drawing_workers)
                 for n in range(shards)]
         pids = [b.pid for b in bots]
         monitor = asyncio.create_task(_lag_monitor(lag))
@@ -521,8 +358,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             async def open_one(table: Table) -> None:
                 async with gate:
                     await load.open(table)
-            await asyncio.gather(*(open_one(t) for t in tables))
-            opened = sum(t.live for t in tables)
+            await asyncio.gather(*(open_one(t) for t in tables_))
+            opened = sum(t.live for t in tables_)
             # Each new game's first board is drawn after the bot's board delay: let that
             # backlog clear, so the play starts from a steady state (the wait is in setup_s).
             with contextlib.suppress(Exception):
@@ -538,12 +375,13 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             first = len(fake.interactions)
             store = fake.store
             posts, edits, redraws = store.board_posts, store.board_edits, store.board_redraws
+            hands0 = store.uploads["hand.png"]
             cpu0, bench0, written0 = cpu_all(pids), self_cpu(), written_all(pids)
             helpers0 = cpu_of(helpers_of(pids))
             machine0 = machine_jiffies()
             t0 = time.monotonic()
             players = [asyncio.create_task(load.play(t, t.rng.uniform(0, interval)))
-                       for t in tables]
+                       for t in tables_]
             await asyncio.sleep(duration)
             load.stopping = True
             t1 = time.monotonic()
@@ -553,6 +391,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             loadavg = os.getloadavg()[0]
             posts, edits, redraws = (fake.store.board_posts - posts, fake.store.board_edits - edits,
                                      fake.store.board_redraws - redraws)
+            hands = fake.store.uploads["hand.png"] - hands0
             last = len(fake.interactions)
             # Let the actions under way finish (their answers count), then stop the rest.
             _, late = await asyncio.wait(players, timeout=ANSWER_TIMEOUT + REPLY_TIMEOUT)
@@ -586,9 +425,11 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
     errors = {k: v for k, v in detail.items() if v}
     moves = load.moves
     replies = sorted(took for sent, took in load.replies.values() if t0 <= sent <= t1)
-    lags, not_shown = board_lag([p for p in load.played if t0 <= p[1] <= t1],
-                                fake.store.board_pictures)
+    window_plays = [p for p in load.played if t0 <= p[1] <= t1]
+    lags, not_shown = board_lag(window_plays, fake.store.board_pictures)
+    showing, several = plays_per_picture(window_plays, fake.store.board_pictures)
     helpers_cpu = sum(cpu - helpers0.get(pid, 0.0) for pid, cpu in helpers1.items())
+    drawn, up_to_date, handed = _board_counts([b.log.getvalue() for b in bots])
     all_cpu = cpu1 - cpu0 + helpers_cpu
     lag.sort()
     return {
@@ -598,6 +439,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "processes": shards,
         **({"interval_s": interval} if mode == "paced" else {}),
         "games": games,
+        "tables_of_3": seats.count(3), "tables_of_4": seats.count(4),
+        "bot_root": str(bot_root) if bot_root else None, "drawing_workers": drawing_workers,
         "duration_s": round(window, 1),
         "interactions": len(records),
         "interactions_per_s": round(len(records) / window, 1),
@@ -605,6 +448,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "moves_per_s": round(moves / window, 1),
         **({"offered_moves_per_s": round(games / interval, 1)} if mode == "paced" else {}),
         "games_finished": load.games_finished,
+        "turn_ends_per_move": round(load.turn_ends / moves, 2) if moves else None,
         "p50_ms": round(_percentile(latencies, 0.50) * 1000, 1),
         "p95_ms": round(_percentile(latencies, 0.95) * 1000, 1),
         "p99_ms": round(_percentile(latencies, 0.99) * 1000, 1),
@@ -618,17 +462,25 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "board_posts_per_s": round(posts / window, 2),
         "board_edits_per_s": round(edits / window, 2),
         "board_redraws_per_s": round(redraws / window, 2),
+        "hand_pictures_per_move": round(hands / moves, 2) if moves else None,
+        "board_pictures_per_move": round((posts + redraws) / moves, 2) if moves else None,
         "board_lag_p50_ms": round(_percentile(lags, 0.50) * 1000, 1),
         "board_lag_p99_ms": round(_percentile(lags, 0.99) * 1000, 1),
         "board_lag_max_ms": round((lags[-1] if lags else 0.0) * 1000, 1),
         "plays_not_on_a_board": not_shown,
+        "boards_drawn": drawn, "board_updates_up_to_date": up_to_date,
+        "drawings_handed": handed,
+        "board_pictures_several_plays_pct": round(several * 100 / showing, 1) if showing
+        else None,
         "bot_cpu_pct": round((cpu1 - cpu0) / window * 100, 1),
         "bot_cpu_ms_per_move": round((cpu1 - cpu0) * 1000 / moves, 1) if moves else None,
         "helpers": len(helpers),
         "helpers_cpu_pct": round(helpers_cpu / window * 100, 1),
+        "drawing_cpu_ms_per_move": round(helpers_cpu * 1000 / moves, 1) if moves else None,
         "all_cpu_pct": round(all_cpu / window * 100, 1),
         "all_cpu_ms_per_move": round(all_cpu * 1000 / moves, 1) if moves else None,
         "bench_cpu_pct": round((bench1 - bench0) / window * 100, 1),
+        "bench_cpu_ms_per_move": round((bench1 - bench0) * 1000 / moves, 1) if moves else None,
         "machine_cpu_pct": busy_pct(machine0, machine1),
         "cores": os.cpu_count(),
         "loadavg_1m": round(loadavg, 2),
@@ -659,10 +511,23 @@ def run_load(sizes: Sequence[int], *, plot: Path | None = None, **options: Any
     for games in sizes:
         row = asyncio.run(run_one(games, **options))
         print("done:", json.dumps(row), file=sys.stderr, flush=True)
+        print(summary(row), file=sys.stderr, flush=True)
         rows.append(row)
     if plot is not None:
         plot_p99(rows, plot)
     return rows
+
+
+def summary(row: dict[str, Any]) -> str:
+    """The issue-35 figures of a run in one line (the JSON row has them all)."""
+    return (f"{row['mode']} {row['games']} games ({row['tables_of_3']} tables of 3, "
+            f"{row['tables_of_4']} of 4): {row['moves_per_s']} moves/s; board lag p50 "
+            f"{row['board_lag_p50_ms'] / 1000:.2f} s p99 {row['board_lag_p99_ms'] / 1000:.2f} s;"
+            f" reply p99 {row['reply_p99_ms']:.0f} ms; first response p99 {row['p99_ms']:.0f} "
+            f"ms; summed RSS {row['sum_rss_peak_mb']} MB; CPU ms per move: drawing "
+            f"{row['drawing_cpu_ms_per_move']}, bot and drawing {row['all_cpu_ms_per_move']}, "
+            f"harness {row['bench_cpu_ms_per_move']}; plays never on a board "
+            f"{row['plays_not_on_a_board']}; errors {row['errors']}; load {row['loadavg_1m']}")
 
 
 def plot_p99(rows: Sequence[dict[str, Any]], path: Path) -> None:

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import random
 import tempfile
 import time
@@ -62,6 +63,7 @@ from unittest import mock
 
 from bot.money.ledger_service import LedgerService
 from bot.money.stakes import game_entries
+from bot.ops import replay_check
 from bot.ops.migrate import migrate
 from bot.storage import GameTerms, Storage
 from bot.storage.postgres_driver import scratch_schema
@@ -178,10 +180,11 @@ def _timed_copy(marks: list[tuple[str, float]]) -> Iterator[None]:
     original = Storage.copy_into
 
     async def copy_into(self: Storage, target: Storage,
-                        progress: Callable[[str], None] | None = None) -> dict[str, int]:
+                        progress: Callable[[str], None] | None = None,
+                        every: float = 10.0) -> dict[str, int]:
         marks.append(("copy", time.perf_counter()))
         try:
-            return await original(self, target, progress)
+            return await original(self, target, progress, every)
         finally:
             marks.append(("copied", time.perf_counter()))
 
@@ -194,8 +197,9 @@ class _Stop(Exception):
 
 
 async def _measure(database: str, games: int, pool: Sequence[_Played], seed: int,
-                   replay: bool = True) -> dict[str, Any]:
-    """Build ``games`` matches and migrate them. With ``replay`` False the command is stopped
+                   replay: bool = True, workers: Sequence[int] = (0,)) -> list[dict[str, Any]]:
+    """Build ``games`` matches and migrate them, once per number of replay processes in
+    ``workers`` (0: one per core), a row each. With ``replay`` False the command is stopped
     once the row counts are checked, and its ledger check is made as the same two queries;
     the replay check is left out."""
     with tempfile.TemporaryDirectory(prefix="bench-migrate-") as tmp:
@@ -209,35 +213,52 @@ async def _measure(database: str, games: int, pool: Sequence[_Played], seed: int
         finally:
             await storage.close()
         sqlite_mb = sum(p.stat().st_size for p in Path(tmp).iterdir()) / 2**20
-        marks: list[tuple[str, float]] = []
+        out = []
+        for n in workers:
+            with mock.patch.object(replay_check, "REPLAY_WORKERS", n or None):
+                row = await _migrate_once(database, source, games, replay)
+            out.append({"name": "migrate", "games": games, "pool": len(pool),
+                        # The processes the check used: one by one for a single batch.
+                        "replay_workers": min(n or os.cpu_count() or 1,
+                                              -(-games // replay_check.REPLAY_BATCH)),
+                        "moves_per_game": round(rows["moves"] / max(1, games)),
+                        "build_s": round(build_s, 1), "sqlite_mb": round(sqlite_mb),
+                        **row, "rows_per_s": round(sum(rows.values()) / row["copy_s"]),
+                        "loadavg_1m": round(os.getloadavg()[0], 2), "rows": rows})
+        return out
 
-        peaks: list[tuple[str, int]] = []
 
-        def say(line: str) -> None:
-            marks.append((line.strip(), time.perf_counter()))
-            peaks.append((_step(line.strip()), _rss_kb("VmHWM")))
-            if not replay and line.startswith("Row counts match"):
-                raise _Stop
+async def _migrate_once(database: str, source: str, games: int, replay: bool
+                        ) -> dict[str, Any]:
+    """The migrate command from ``source`` into a new schema, timed step by step."""
+    marks: list[tuple[str, float]] = []
+    peaks: list[tuple[str, int]] = []
 
-        async with scratch_schema(database, "bench_migrate") as url:
-            _reset_peak()
-            rss_start = _rss_kb("VmRSS")
-            with _timed_copy(marks):
-                begun = time.perf_counter()
+    def say(line: str) -> None:
+        marks.append((line.strip(), time.perf_counter()))
+        peaks.append((_step(line.strip()), _rss_kb("VmHWM")))
+        if not replay and line.startswith("Row counts match"):
+            raise _Stop
+
+    async with scratch_schema(database, "bench_migrate") as url:
+        _reset_peak()
+        rss_start = _rss_kb("VmRSS")
+        with _timed_copy(marks):
+            begun = time.perf_counter()
+            try:
+                await migrate(source, url, say)
+            except _Stop:
+                old, new = await Storage.open(source), await Storage.open(url)
                 try:
-                    await migrate(source, url, say)
-                except _Stop:
-                    old, new = await Storage.open(source), await Storage.open(url)
-                    try:
-                        marks.append(("All games left out", time.perf_counter()))
-                        if await old.ledger_pairs() != await new.ledger_pairs():
-                            raise RuntimeError("the ledger check failed") from None
-                        marks.append(("All balances match", time.perf_counter()))
-                    finally:
-                        await old.close()
-                        await new.close()
-                total_s = time.perf_counter() - begun
-            rss_peak = _rss_kb("VmHWM")
+                    marks.append(("All games left out", time.perf_counter()))
+                    if await old.ledger_pairs() != await new.ledger_pairs():
+                        raise RuntimeError("the ledger check failed") from None
+                    marks.append(("All balances match", time.perf_counter()))
+                finally:
+                    await old.close()
+                    await new.close()
+            total_s = time.perf_counter() - begun
+        rss_peak = _rss_kb("VmHWM")
     at = dict(marks)
     copy_start, copy_end = at["copy"], at["copied"]
     counted = next(w for t, w in marks if t.startswith("Row counts"))
@@ -249,14 +270,9 @@ async def _measure(database: str, games: int, pool: Sequence[_Played], seed: int
         if copy_start < when <= copy_end and text.endswith(" rows") and ":" in text:
             by_table[text.split(":")[0]] = round(when - last, 2)
             last = when
-    copy_s = copy_end - copy_start
     return {
-        "name": "migrate", "games": games, "pool": len(pool),
-        "moves_per_game": round(rows["moves"] / max(1, games)),
-        "build_s": round(build_s, 1), "sqlite_mb": round(sqlite_mb),
         "open_s": round(copy_start - begun, 2),
-        "copy_s": round(copy_s, 1),
-        "rows_per_s": round(sum(rows.values()) / copy_s),
+        "copy_s": round(copy_end - copy_start, 1),
         "copy_s_by_table": by_table,
         "check_counts_s": round(counted - copy_end, 2),
         "check_replay_s": round(replayed - counted, 1) if replay else None,
@@ -266,7 +282,6 @@ async def _measure(database: str, games: int, pool: Sequence[_Played], seed: int
         "total_s": round(total_s, 1),
         "rss_mb_start": round(rss_start / 1024), "rss_mb_peak": round(rss_peak / 1024),
         "rss_mb_peak_by_step": _growth(peaks, rss_start),
-        "rows": rows,
     }
 
 
@@ -303,8 +318,11 @@ def _projected(last: dict[str, Any], games: int, replay: bool) -> float:
 
 
 def run_migrate(sizes: Sequence[int], database: str = DEFAULT_DATABASE, seed: int = 1,
-                pool: int = 20, budget: float = 900.0) -> Iterator[dict[str, Any]]:
-    """Build and migrate each size in turn, yielding a row of figures per size.
+                pool: int = 20, budget: float = 900.0, workers: Sequence[int] = (0,)
+                ) -> Iterator[dict[str, Any]]:
+    """Build and migrate each size in turn, yielding a row of figures per size and number of
+    replay processes in ``workers`` (0: one per core; each migrates the same source, one
+    after the other).
 
     Before each size its time is projected from the previous size's rates: over ``budget``
     seconds, the run leaves out the replay check (stopped after the row counts; the row says
@@ -322,13 +340,14 @@ def run_migrate(sizes: Sequence[int], database: str = DEFAULT_DATABASE, seed: in
                    "projected_without_replay_s": round(_projected(last, games, replay=False)),
                    "why": f"over --budget {budget:.0f} s at the rates of {last['games']} games"}
             continue
-        row = asyncio.run(_measure(database, games, played, seed, replay))
-        if replay:
-            ms_per_game = (games, row["replay_ms_per_game"])
-        elif ms_per_game is not None:
-            row["left_out"] = (f"the replay check (over --budget {budget:.0f} s); at "
-                               f"{ms_per_game[1]} ms a game (measured on {ms_per_game[0]} "
-                               f"games) it would take {ms_per_game[1] * games / 1000:.0f} s")
-            row["check_replay_projected_s"] = round(ms_per_game[1] * games / 1000)
-        last = row
-        yield row
+        for row in asyncio.run(_measure(database, games, played, seed, replay, workers)):
+            if replay:
+                ms_per_game = (games, row["replay_ms_per_game"])
+            elif ms_per_game is not None:
+                row["left_out"] = (f"the replay check (over --budget {budget:.0f} s); at "
+                                   f"{ms_per_game[1]} ms a game (measured on {ms_per_game[0]}"
+                                   f" games) it would take {ms_per_game[1] * games / 1000:.0f}"
+                                   " s")
+                row["check_replay_projected_s"] = round(ms_per_game[1] * games / 1000)
+            last = row
+            yield row

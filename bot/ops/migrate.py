@@ -6,7 +6,8 @@ saying it is done:
 
 - every table holds as many rows as in the source;
 - every game is the same match in both (its snapshot plus later moves), and that match is a
-  replay of its whole move log from the deal's seed;
+  replay of its whole move log from the deal's seed (replayed by one process per core,
+  ``replay_check``);
 - every pair's balance summed from the ledger's lines equals its running summary, and equals
   the source's.
 
@@ -16,17 +17,12 @@ source is left as it was, so going back is starting the bot on it again.
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Callable
-from typing import Any
 
-from bot.games.game_service import restore_match
-from bot.games.replay import ReplayError, replay_match
 from bot.storage import Storage, StorageError, is_postgres_url
-from engine import RuleSet
 
 from .dblock import DatabaseInUse, hold_database
+from .replay_check import ReplayMismatch, check_replays
 
 __all__ = ["PROGRESS_EVERY", "MigrationError", "migrate"]
 
@@ -98,30 +94,12 @@ async def _check(old: Storage, new: Storage, counts: dict[str, int], copied: dic
         raise MigrationError("Row counts differ after the copy: " + ", ".join(
             f"{t} (source {counts[t]}, copied {copied[t]}, now {after[t]})" for t in wrong))
     say(f"Row counts match in all {len(counts)} tables.")
-    games = await old.games.game_ids()
-    clock = time.monotonic
-    told = clock()
-    for done, game_id in enumerate(games):
-        if clock() - told >= PROGRESS_EVERY:
-            say(f"Replayed {done} of {len(games)} games…")
-            told = clock()
-        before, now = await old.games.get_game(game_id), await new.games.get_game(game_id)
-        if before is None or now is None or before != now:
-            raise MigrationError(f"Game {game_id} differs after the copy.")
-        log = await new.games.move_log(game_id)
-        if [seq for seq, _, _, _ in log] != list(range(1, now.version + 1)):
-            raise MigrationError(f"Game {game_id}'s move log has gaps.")
-        try:
-            # Dealt for the game's own number of seats (a table of three or four too).
-            replay = replay_match(RuleSet.from_dict(now.state["rules"]), int(now.state["seed"]),
-                                  [(seat, text) for _, seat, _, text in log],
-                                  players=len(now.state["scores"]), positions_kept=False)
-            match = restore_match(now).to_dict()
-        except (ReplayError, ValueError, KeyError) as exc:
-            raise MigrationError(f"Game {game_id} can't be replayed: {exc}") from None
-        if _normal(replay.final) != _normal(match):
-            raise MigrationError(f"Game {game_id} isn't the replay of its moves.")
-    say(f"All {len(games)} games are the replay of their moves.")
+    try:
+        # Every game compared and replayed from its seed, over the machine's cores.
+        games = await check_replays(old, new, say, PROGRESS_EVERY)
+    except ReplayMismatch as exc:
+        raise MigrationError(str(exc)) from None
+    say(f"All {games} games are the replay of their moves.")
     pairs_old, pairs_new = await old.ledger_pairs(), await new.ledger_pairs()
     bad = [key for key, (summed, kept) in pairs_new.items() if summed != kept]
     if pairs_old != pairs_new or bad:
@@ -131,6 +109,3 @@ async def _check(old: Storage, new: Storage, counts: dict[str, int], copied: dic
     say(f"All {len(pairs_new)} balances between two players match their ledger lines.")
     say("Done. Set DATABASE to the PostgreSQL URL and start the bot.")
 
-
-def _normal(data: dict[str, Any]) -> Any:
-    return json.loads(json.dumps(data, sort_keys=True))

@@ -38,7 +38,7 @@ import os
 import pickle
 import signal
 import sys
-from collections import deque
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
@@ -54,9 +54,19 @@ __all__ = ["DEFAULT_WORKERS", "DrawingProcessDied", "Pictures", "pictures"]
 
 log = logging.getLogger(__name__)
 
-DEFAULT_WORKERS = max(1, (os.cpu_count() or 2) // 2)
-"""Worker processes by default: half the cores (one on a 2-core machine), so that drawing,
-however much of it is asked for, leaves the other half to the bot's event loop."""
+def _default_workers() -> int:
+    try:
+        chosen = int(os.environ.get("DRAWING_WORKERS", "0"))
+    except ValueError:
+        chosen = 0
+    return chosen if chosen > 0 else max(1, (os.cpu_count() or 2) // 2)
+
+
+DEFAULT_WORKERS = _default_workers()
+"""Worker processes by default: ``DRAWING_WORKERS`` if set (a whole number above 0), else half
+the cores (one on a 2-core machine), so that drawing, however much of it is asked for, leaves
+the other half to the bot's event loop. Measured on 2 cores for issue 35 (BENCHMARKS.md): see
+there what two workers gave against one."""
 
 BOARD_WAIT_MAX = 1.0
 """Seconds a board waits behind hands before boards get a share of the turns. A board is what
@@ -258,6 +268,9 @@ class Pictures:
         self._waiting: dict[bool, deque[tuple[float, asyncio.Future[None]]]] = {
             True: deque(), False: deque()}
         self._hands_in_a_row = 0
+        self.handed: Counter[str] = Counter()
+        """Drawings handed to the workers, by picture (``render_board``, ``render_hand``…):
+        each one a worker draws, whether or not its caller still waits for it."""
 
     async def board(self, read: Callable[[], tuple[View, BoardInfo]]) -> bytes:
         """The public board as PNG bytes (see ``board_picture.render_board``), of the view and
@@ -387,6 +400,7 @@ class Pictures:
         return least
 
     async def _run(self, draw: _Draw, *args: object) -> bytes:
+        self.handed[draw.__name__] += 1
         try:
             return await self._worker().draw(draw, *args)
         except DrawingProcessDied:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -57,6 +57,12 @@ class LoadMessageStore(MessageStore):
         #: of its "Last moves" field (which moves it shows).
         self.board_pictures: defaultdict[int, list[tuple[float, frozenset[str]]]] = \
             defaultdict(list)
+        #: Pictures the bot uploaded (with a message, a follow-up, an answer or an edit), by
+        #: file name: ``hand.png``, ``board.png``…
+        self.uploads: Counter[str] = Counter()
+
+    def _count(self, files: Sequence[UploadedFile]) -> None:
+        self.uploads.update(f.filename for f in files)
 
     # -- waking
 
@@ -70,7 +76,9 @@ class LoadMessageStore(MessageStore):
         self, record: InteractionRecord, body: JSON, files: Sequence[UploadedFile]
     ) -> JSON:
         try:
-            return super().accept_callback(record, body, files)
+            answer = super().accept_callback(record, body, files)
+            self._count(files)
+            return answer
         finally:  # also when refused (late, duplicate): the player stops waiting
             self._wake(("i", record.id))
 
@@ -78,13 +86,16 @@ class LoadMessageStore(MessageStore):
         self, record: InteractionRecord, payload: JSON, files: Sequence[UploadedFile]
     ) -> FakeMessage:
         try:
-            return super().create_followup(record, payload, files)
+            message = super().create_followup(record, payload, files)
+            self._count(files)
+            return message
         finally:
             self._wake(("i", record.id))
 
     def create_message(self, channel: Any, author: Any, payload: JSON,
                        files: Sequence[UploadedFile] = (), **kwargs: Any) -> FakeMessage:
         msg = super().create_message(channel, author, payload, files, **kwargs)
+        self._count(files)
         if not msg.ephemeral and msg.interaction_id is None and _is_board(msg):
             self.board_posts += 1
             self._boards.add(msg.id)
@@ -103,6 +114,7 @@ class LoadMessageStore(MessageStore):
                      files: Sequence[UploadedFile] = ()) -> FakeMessage:
         try:
             edited = super().edit_message(msg, payload, files)
+            self._count(files)
         finally:
             self._wake(("m", msg.id))
         if msg.id in self._boards:

@@ -102,6 +102,7 @@ class MessageStore:
             if msg.type == 0:
                 msg.type = 19  # REPLY
         self.state.messages_by_id[msg.id] = msg
+        self.state.added(msg)
         if not msg.ephemeral:
             channel.last_message_id = msg.id
             self._dispatch_message_event("MESSAGE_CREATE", msg)

@@ -21,10 +21,11 @@ FLAGS = {
     "storage": {"--seed", "--games", "--moves", "--database"},
     "hand": {"--seed", "--games", "--repeats"},
     "load": {"--seed", "--games", "--mode", "--interval", "--duration", "--board-delay",
-             "--rules", "--open-concurrency", "--profile", "--plot", "--shards", "--database"},
+             "--rules", "--open-concurrency", "--profile", "--plot", "--shards", "--database",
+             "--tables", "--bot-root", "--drawing-workers"},
     "chaos": {"--seed", "--games", "--duration", "--board-delay", "--database", "--fault-rate",
               "--gateway-every", "--db-outage", "--settle"},
-    "migrate": {"--seed", "--games", "--database", "--pool", "--budget"},
+    "migrate": {"--seed", "--games", "--database", "--pool", "--budget", "--replay-workers"},
     "plan": {"--seed", "--people", "--runs"},
     "all": {"--seed"},
 }

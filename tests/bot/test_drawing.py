@@ -254,7 +254,10 @@ async def test_close_leaves_no_process_and_none_but_the_workers_start(pool: Pict
     # The workers are the only processes started: no resource tracker, no other helper.
     started = {child: cmdline for child, cmdline in _children().items() if child not in before}
     assert list(started) == [pid] and "bot.pictures.drawing_worker" in started[pid]
-    assert not any("resource_tracker" in cmdline for cmdline in _children().values())
+    # (Only the children started here: a multiprocessing pool of another test in this process,
+    # the migrate command's replay check say, leaves its resource tracker running.)
+    assert not any("resource_tracker" in cmdline for child, cmdline in _children().items()
+                   if child not in before)
     await pool.close()
     assert pool.pids() == [] and _children().keys() <= before.keys()
     assert not _running(pid)
@@ -354,3 +357,16 @@ async def test_tables_and_charts_are_drawn_by_the_workers_too() -> None:
         assert len(pool.pids()) == 1
     finally:
         await pool.close()
+
+
+def test_drawing_workers_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.pictures.drawing import _default_workers
+
+    monkeypatch.setenv("DRAWING_WORKERS", "2")
+    assert _default_workers() == 2
+    half = max(1, (os.cpu_count() or 2) // 2)
+    for wrong in ("0", "-1", "two", ""):
+        monkeypatch.setenv("DRAWING_WORKERS", wrong)
+        assert _default_workers() == half
+    monkeypatch.delenv("DRAWING_WORKERS")
+    assert _default_workers() == half

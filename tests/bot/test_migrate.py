@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import bot.ops.migrate
+import bot.ops.replay_check
 from bot.games.game_service import GameService, LiveGame
 from bot.money.ledger_service import LedgerService
 from bot.ops.dblock import hold_database
@@ -236,3 +237,38 @@ async def test_a_row_pointing_nowhere_is_refused_and_nothing_is_written(
     assert await run_sql(postgres_url, "SELECT COUNT(*) FROM games") == [(0,)]
     assert await run_sql(postgres_url, "SELECT COUNT(*) FROM moves") == [(0,)]
     assert await run_sql(postgres_url, _FOREIGN_KEYS) == keys
+
+
+@pytest.fixture(params=[1, 2], ids=["one_by_one", "two_processes"])
+def replayers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """One game a batch: the games go to two processes (or are replayed here, one by one);
+    the outcome and the words are the same either way."""
+    monkeypatch.setattr(bot.ops.replay_check, "REPLAY_BATCH", 1)
+    monkeypatch.setattr(bot.ops.replay_check, "REPLAY_WORKERS", request.param)
+    monkeypatch.setattr(bot.ops.migrate, "PROGRESS_EVERY", 0.0)
+    return int(request.param)
+
+
+async def test_the_replay_check_spread_over_processes_passes(
+        tmp_path: Path, postgres_url: str, replayers: int) -> None:
+    path = tmp_path / "old.sqlite3"
+    await _a_years_worth(path)
+    said: list[str] = []
+    await migrate(str(path), postgres_url, said.append)
+    assert "All 6 games are the replay of their moves." in said
+    assert any(line.startswith("Replayed ") and line.endswith(" of 6 games…")
+               for line in said), said
+
+
+async def test_the_replay_check_spread_over_processes_names_the_first_wrong_game(
+        tmp_path: Path, postgres_url: str, replayers: int) -> None:
+    path = tmp_path / "old.sqlite3"
+    await _a_years_worth(path)
+    # A move changed in the source after its game was saved: the copy is the same row, but
+    # not the replay of its moves. Games 3 and 5 are wrong; game 3 is named.
+    for game in (5, 3):
+        await run_sql(str(path), "UPDATE moves SET move = (SELECT move FROM moves WHERE "
+                                 f"game_id = {game} AND seq = 2) WHERE game_id = {game} "
+                                 "AND seq = 1")
+    with pytest.raises(MigrationError, match=r"^Game 3 (can't be replayed|isn't the replay)"):
+        await migrate(str(path), postgres_url, lambda _: None)

@@ -14,7 +14,14 @@ import pytest
 from PIL import Image
 
 from bot.bench.chaos_bench import late_interactions
-from bot.bench.load_bench import board_lag, plot_p99, run_one
+from bot.bench.load_bench import (
+    board_lag,
+    plays_per_picture,
+    plot_p99,
+    run_one,
+    summary,
+    table_sizes,
+)
 from bot.sandbox import Fault
 from bot.sandbox.faults import InjectedFault
 
@@ -27,8 +34,15 @@ FIELDS = ("games", "interactions", "interactions_per_s", "moves", "p50_ms", "p95
 
 
 async def test_a_small_eager_run_plays_and_reports_every_figure() -> None:
-    row = await run_one(10, mode="eager", duration=3.0, board_delay=0.2)
+    # Three of the ten games at tables of three or four, as the command's default mix.
+    row = await run_one(10, mode="eager", duration=3.0, board_delay=0.2, tables=0.3)
     assert set(FIELDS) <= set(row)
+    assert (row["tables_of_3"], row["tables_of_4"]) == (2, 1)
+    assert row["drawing_cpu_ms_per_move"] > 0 and row["bench_cpu_ms_per_move"] > 0
+    assert row["boards_drawn"] > 0 and row["board_updates_up_to_date"] >= 0
+    assert row["hand_pictures_per_move"] > 0 and row["board_pictures_per_move"] > 0
+    assert row["drawings_handed"]["render_board"] > 0 and row["drawings_handed"]["render_hand"] > 0
+    assert "tables of 3" in summary(row) and "plays never on a board" in summary(row)
     assert sum(k["n"] for k in row["by_kind"].values()) == row["interactions"]
     assert row["games"] == 10 and row["interactions"] > 0 and row["moves"] > 0
     assert row["errors"] == 0, row["error_detail"]
@@ -78,8 +92,9 @@ async def test_paced_players_wait_between_moves() -> None:
 
 
 def test_board_lag_counts_from_the_play_to_the_first_picture_that_lists_it() -> None:
-    played = [(1, 10.0, "Ann: 7♥ → C1"), (1, 11.0, "Bob: 8♥ → C1"), (2, 10.0, "Cy: A♠ → C2"),
-              (2, 12.0, "Di: 2♠ → C2")]
+    # (channel, ✅, line, began): each move begun 0.1 s before its ✅.
+    played = [(1, 10.0, "Ann: 7♥ → C1", 9.9), (1, 11.0, "Bob: 8♥ → C1", 10.9),
+              (2, 10.0, "Cy: A♠ → C2", 9.9), (2, 12.0, "Di: 2♠ → C2", 11.9)]
     pictures = {
         # Drawn before the play, then one that does not list it yet, then one that does.
         1: [(9.0, frozenset({"Ann: 7♥ → C1"})), (10.5, frozenset()),
@@ -89,6 +104,32 @@ def test_board_lag_counts_from_the_play_to_the_first_picture_that_lists_it() -> 
     lags, missing = board_lag(played, pictures)
     assert [round(v, 6) for v in lags] == [0.2, 2.0, 3.0]
     assert missing == 1  # Di's play: no picture after it
+
+
+def test_a_board_drawn_once_for_several_plays_shows_them_all() -> None:
+    # Six plays, then one picture: "Last moves" lists the last five lines only, and the
+    # position is after all six. A later play not yet acked when a picture came is not on it.
+    played = [(1, 10.0 + n, f"Ann: card {n}", 9.9 + n) for n in range(6)] + [
+        (1, 30.0, "Bob: late", 29.9)]
+    pictures = {1: [(20.0, frozenset(f"Ann: card {n}" for n in range(1, 6))),
+                    (25.0, frozenset({"Bob: late"}))]}
+    lags, missing = board_lag(played, pictures)
+    assert [round(v, 6) for v in lags] == [5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
+    assert missing == 1  # Bob's play came after both pictures
+    # One picture showed plays, and it showed several.
+    assert plays_per_picture(played, pictures) == (1, 1)
+    assert plays_per_picture(played[:1], {1: [(10.5, frozenset({"Ann: card 0"}))]}) == (1, 0)
+    # A board drawn from the saved move before its ✅ came (the reply waited for the hand's
+    # picture) shows it, with no lag; one from before the move began doesn't.
+    early = [(1, 12.0, "Ann: card 0", 10.0)]
+    assert board_lag(early, {1: [(11.0, frozenset({"Ann: card 0"}))]}) == ([0.0], 0)
+    assert board_lag(early, {1: [(9.0, frozenset({"Ann: card 0"}))]}) == ([], 1)
+
+
+def test_a_share_of_the_games_at_tables_of_three_and_four_spread_evenly() -> None:
+    assert table_sizes(6, 0.0) == [2] * 6
+    assert table_sizes(6, 1 / 3) == [2, 2, 3, 2, 2, 4]
+    assert table_sizes(4, 1.0) == [3, 4, 3, 4]
 
 
 def test_the_chaos_bench_lists_the_late_interactions_with_their_callback_faults() -> None:

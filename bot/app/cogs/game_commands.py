@@ -39,7 +39,7 @@ from engine import MAX_PLAYERS, MIN_PLAYERS, View
 
 from ..host import Host, Interaction
 from ..invitations import post_invitation
-from ..retry import describe, with_retries
+from ..retry import UNBOUNDED, describe, with_retries
 from ..season_posts import post_season
 from ..ui import Controls, ResignButton, answer, hand_payload, make_move, think
 from .season_commands import SEASON_HELP, ended_text
@@ -313,7 +313,7 @@ class GamesCog(commands.Cog):
             posted = await with_retries(
                 lambda: self.bot.boards.publish(live.id, new_message=True), kind="board",
                 what=f"game {live.id}: posting the board again", failures=self.bot.failures,
-                base=self.bot.retry_base, tries=BOARD_TRIES)
+                base=self.bot.retry_base, tries=BOARD_TRIES, timeout=UNBOUNDED)
         except discord.Forbidden:
             log.warning("game %s: /board: no permission to post in its channel", live.id)
             raise UserError("I'm not allowed to post in that game's channel any more: a server "
