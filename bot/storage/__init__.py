@@ -57,6 +57,7 @@ from .rows import (
 from .settings_records import SettingsRecords
 from .settlement_records import SettlementRecords
 from .standing_records import StandingRecords
+from .tournament_records import TournamentRecords
 
 __all__ = [
     "DEFAULT_SETTINGS",
@@ -105,6 +106,8 @@ class Storage:
         """Payments waiting for the payee's confirmation."""
         self.standings = StandingRecords(db, now)
         """The leaderboard, a player's statistics and money over time, and ratings."""
+        self.tournaments = TournamentRecords(db, now)
+        """Tournaments: entrants, the games of their tables, their events."""
 
     def _now(self) -> float:
         # Through ``self.clock`` at each call, so that every record reads the one clock.
