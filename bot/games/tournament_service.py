@@ -27,8 +27,16 @@ from bot.money.amounts import AmountError, parse_amount
 from bot.money.ledger_service import NEW_MU, NEW_SIGMA, display_rating
 from bot.storage import GameRow
 from bot.storage.tournament_records import TableGameRow, TournamentRow
-from bot.tournaments import FORMATS, Entrant, Event, Played, Tournament, TournamentError
-from bot.tournaments import Withdrawal, replay
+from bot.tournaments import (
+    FORMATS,
+    Entrant,
+    Event,
+    Played,
+    Tournament,
+    TournamentError,
+    Withdrawal,
+    replay,
+)
 from bot.tournaments.round_robin import MAX_PLAYERS as ROUND_ROBIN_MOST
 from bot.user_errors import UserError
 from engine import Match, RuleSet
@@ -75,7 +83,7 @@ def parse_start(text: str, now: float) -> float:
             when = now + float(amount) * {"m": 60, "h": 3600, "d": 86400}[unit]
         else:
             when = datetime.datetime.strptime(raw, "%Y-%m-%d %H:%M").replace(
-                tzinfo=datetime.timezone.utc).timestamp()
+                tzinfo=datetime.UTC).timestamp()
     except (ValueError, KeyError):
         raise UserError("I couldn't read that start time: write it as `2026-12-24 20:00` "
                         "(UTC) or as `in 30m`, `in 2h`.") from None
