@@ -37,6 +37,7 @@ from bot.tournaments import (
     Withdrawal,
     replay,
 )
+from bot.tournaments.pot import pot_lines
 from bot.tournaments.round_robin import MAX_PLAYERS as ROUND_ROBIN_MOST
 from bot.user_errors import UserError
 from engine import Match, RuleSet
@@ -184,6 +185,8 @@ class Tournaments:
             row = await self.get(tournament_id)
             if user_id == self.games.computer_id and not row.allow_computer:
                 raise UserError("The organiser didn't allow the computer in this tournament.")
+            if user_id == self.games.computer_id and row.buy_in_cents:
+                raise UserError("The computer doesn't play for money: it can't pay a buy-in.")
             said = await self.records.join(tournament_id, user_id, name,
                                            MAX_ENTRANTS[row.format])
             if said == "joined already":
@@ -337,7 +340,9 @@ class Tournaments:
                 seq = await self._record_results(row, tournament, seq)
             started = await self._start_tables(row, tournament)
             if tournament.finished:
-                await self.records.settle(tournament_id, ("running",), "finished")
+                pot = pot_lines([(st.player, st.place) for st in tournament.standings()],
+                                row.buy_in_cents) if row.buy_in_cents else []
+                await self.records.finish(tournament_id, row.guild_id, pot, _pot_note(row))
             state = await self.state(tournament_id)
             return TournamentState(state.row, state.tournament, state.games, state.events,
                                    tuple(started))
@@ -418,6 +423,12 @@ class Tournaments:
                 started.append(live)
         return started
 
+    async def money_lines(self, tournament_id: int) -> list[tuple[int, int, int]]:
+        """The pot paid out at the finish, ``(debtor, creditor, cents)`` (none without a
+        buy-in)."""
+        row = await self.get(tournament_id)
+        return await self.records.pot_lines(row.guild_id, _pot_note(row))
+
     async def unposted(self, tournament_id: int) -> list[TableGameRow]:
         """The games of the tournament not announced yet (a crash between the game's start
         and its thread leaves one)."""
@@ -445,6 +456,11 @@ def _replay(row: TournamentRow, events: Any) -> Tournament:
             history.append(Withdrawal(e.player_id))
     entrants = [Entrant(e.user_id, e.rating) for e in row.entrants]
     return replay(row.format, entrants, history, row.seats)
+
+
+def _pot_note(row: TournamentRow) -> str:
+    """The note of the pot's ledger lines (which also finds them again)."""
+    return f"Tournament #{row.id} pot ({row.name})"
 
 
 def _closed(row: TournamentRow) -> str:

@@ -285,8 +285,16 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 8: tournaments (issue 33): a tournament, its entrants, the games of its tables (one per
     # round, table and attempt: a round is started once) and its events in the order they
-    # happened (append-only; one result per game), from which the pure core rebuilds it.
+    # happened (append-only; one result per game), from which the pure core rebuilds it. A
+    # buy-in's pot is paid out as ledger lines of a new kind, ``pot``: SQLite keeps a CHECK in
+    # the table's text only, so the text is changed in place (the documented way for a CHECK,
+    # https://sqlite.org/lang_altertable.html#otheralter), the schema's version bumped.
     """
+    PRAGMA writable_schema = ON;
+    UPDATE sqlite_master SET sql = replace(sql, '''forgive'', ''void'')',
+        '''forgive'', ''void'', ''pot'')') WHERE type = 'table' AND name = 'ledger';
+    PRAGMA schema_version = schema_version + 1;
+    PRAGMA writable_schema = OFF;
     CREATE TABLE tournaments (
         id                 INTEGER PRIMARY KEY,
         guild_id           INTEGER NOT NULL,
@@ -353,6 +361,10 @@ MIGRATIONS: tuple[str, ...] = (
 )
 
 
+_BUMP = "PRAGMA schema_version = schema_version + 1;"
+"""A migration's statement after ``sqlite_master`` was changed by hand: the schema's version
+goes up by one, so that every connection reads the schema again."""
+
 SQLITE_SCHEMA_VERSION = len(MIGRATIONS)
 """The schema version (``PRAGMA user_version``) of a SQLite database this bot has migrated."""
 
@@ -384,6 +396,9 @@ async def _run(scripts: list[list[str]], version: int, conn: Conn) -> None:
     try:
         for statements in scripts:
             for statement in statements:
+                if statement.strip() == _BUMP:  # one more than it is: read it first
+                    bumped = int(await conn.fetchval("PRAGMA schema_version")) + 1
+                    statement = f"PRAGMA schema_version = {bumped}"
                 await conn.execute(statement)
         await conn.execute(f"PRAGMA user_version = {version}")
         await conn.execute("COMMIT")

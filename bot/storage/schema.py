@@ -190,7 +190,7 @@ TABLES: tuple[Table, ...] = (
     Table("ledger", (
         _ID,
         _int("guild_id"),
-        _text("kind", check="kind IN ('game', 'payment', 'forgive', 'void')"),
+        _text("kind", check="kind IN ('game', 'payment', 'forgive', 'void', 'pot')"),
         _int("debtor_id"),
         _int("creditor_id"),
         _int("amount_cents", check="amount_cents >= 0"),

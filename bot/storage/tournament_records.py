@@ -23,6 +23,7 @@ from ..shards import ShardSet
 from .base import Records
 from .game_records import insert_game, owned
 from .interface import Conn, Row
+from .ledger_records import insert_pot_lines
 
 __all__ = ["EntrantRow", "EventRow", "TableGameRow", "TournamentRecords", "TournamentRow"]
 
@@ -323,3 +324,23 @@ class TournamentRecords(Records):
                  None if places is None else json.dumps(list(places)), player_id, game_id,
                  self.clock()))
         return True
+
+    async def finish(self, tournament_id: int, guild_id: int,
+                     pot: Sequence[tuple[int, int, int]], note: str) -> bool:
+        """Running to finished, with the pot's ledger lines (``(debtor, creditor, cents)``)
+        in the same transaction: paid once. False if it was no longer running."""
+        async with self._db.transaction() as conn:
+            if await conn.execute("UPDATE tournaments SET status = 'finished' WHERE id = ? AND "
+                                  "status = 'running'", (tournament_id,)) != 1:
+                return False
+            await insert_pot_lines(conn, guild_id, pot, note, self.clock())
+        return True
+
+    async def pot_lines(self, guild_id: int, note: str) -> list[tuple[int, int, int]]:
+        """The pot's lines of a tournament (by its note), ``(debtor, creditor, cents)``."""
+        async with self._db.connection() as conn:
+            rows = await conn.fetchall(
+                "SELECT debtor_id, creditor_id, amount_cents FROM ledger WHERE guild_id = ? "
+                "AND kind = 'pot' AND note = ? ORDER BY id", (guild_id, note))
+        return [(int(r["debtor_id"]), int(r["creditor_id"]), int(r["amount_cents"]))
+                for r in rows]

@@ -169,3 +169,36 @@ async def test_the_deadline_decides_by_the_claim_rule_and_a_leaver_forfeits(env)
     final = tournament.rounds[1].tables[0].seats
     assert idle not in final and leaver not in final
     assert len(state.games) == 3
+
+
+async def test_a_buy_in_pot_is_paid_to_the_places_once_through_the_ledger(env) -> None:
+    service, _, _ = env
+    tours = service.tournaments
+    row = await _create(service, buy_in="5")
+    for user in range(1, 9):
+        await tours.join(row.id, user, f"P{user}")
+    await tours.start(row.id, ORG)
+    state = await _play_out(service, row.id)
+    lines = await tours.money_lines(row.id)
+    assert lines and sum(c for _, _, c in lines) > 0
+    standings = state.tournament.standings()
+    net: dict[int, int] = {}
+    for debtor, creditor, cents in lines:
+        net[debtor] = net.get(debtor, 0) - cents
+        net[creditor] = net.get(creditor, 0) + cents
+    # 8 players × $5 = $40: 1st 50 % ($20, net +$15), 2nd 30 % ($12, +$7), the two 3rd share
+    # 20 % ($4 each, net −$1), the four others lose their $5.
+    by_place = {s.player: s.place for s in standings}
+    first = next(p for p, place in by_place.items() if place == 1)
+    second = next(p for p, place in by_place.items() if place == 2)
+    assert net[first] == 1500 and net[second] == 700
+    assert sorted(net.get(p, 0) for p, place in by_place.items() if place == 3) == [-100, -100]
+    assert sum(net.values()) == 0
+    # In the notebook: the winner is owed what the lines say; syncing again pays nothing more.
+    owed = await service.storage.ledger.balances(GUILD, first)
+    assert -sum(cents for _, cents, _ in owed) == 1500
+    await tours.sync(row.id)
+    assert await tours.money_lines(row.id) == lines
+    with pytest.raises(UserError, match="doesn't play for money"):
+        pot = await _create(service, buy_in="5", allow_computer=True)
+        await tours.add_computer(pot.id, ORG)
