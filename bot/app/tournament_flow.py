@@ -25,16 +25,16 @@ from bot.pictures.bracket_picture import BracketView, draw_bracket
 from bot.pictures.drawing import pictures
 from bot.storage.tournament_records import TableGameRow, TournamentRow
 from bot.tournaments import Tournament
-from bot.user_errors import UserError
 from engine import RuleSet
 
 from . import custom_ids as ids
 from .host import Host, Interaction
 from .retry import describe
-from .ui import Controls, Guarded, reply_error
+from .ui import Controls, Guarded
 
-__all__ = ["DYNAMIC_ITEMS", "TournamentButton", "bring_up_to_date", "game_finished",
-           "look_after", "signup_embed", "signup_controls", "standings_lines"]
+__all__ = ["DYNAMIC_ITEMS", "TournamentButton", "board_text", "bracket_view",
+           "bring_up_to_date", "draw_bracket", "game_finished", "look_after", "signup_controls",
+           "signup_embed", "standings_lines"]
 
 log = logging.getLogger(__name__)
 
@@ -236,7 +236,7 @@ async def _show_board(bot: Host, state: TournamentState) -> None:
     row = state.row
     assert state.tournament is not None
     text = board_text(bot, state)
-    picture = await pictures.drawn(draw_bracket, _bracket_view(bot, state))
+    picture = await pictures.drawn(draw_bracket, bracket_view(bot, state))
     file = discord.File(io.BytesIO(picture), filename="bracket.png")
     channel = bot.get_partial_messageable(row.channel_id)
     if row.board_message_id is None:
@@ -249,7 +249,8 @@ async def _show_board(bot: Host, state: TournamentState) -> None:
     await bot.service.tournaments.set_board_events(row.id, state.events)
 
 
-def _bracket_view(bot: Host, state: TournamentState) -> BracketView:
+def bracket_view(bot: Host, state: TournamentState) -> BracketView:
+    """What the picture shows, from the tournament's state."""
     t = state.tournament
     assert t is not None
     names = {e.user_id: e.name for e in state.row.entrants}
@@ -289,13 +290,18 @@ async def _post_result(bot: Host, state: TournamentState) -> None:
 
 
 async def game_finished(bot: Host, game_id: int) -> None:
-    """A game's match is over: if it was a tournament's, the tournament moves on."""
+    """A game's match is over: if it was a tournament's, the tournament moves on (what fails
+    here, the next housekeeping round does: everything is derived from what is saved)."""
     tours = bot.service.tournaments
-    tournament_id = await tours.tournament_of_game(game_id)
-    if tournament_id is None:
-        return
-    state = await tours.sync(tournament_id)
-    await bring_up_to_date(bot, tournament_id, state)
+    try:
+        tournament_id = await tours.tournament_of_game(game_id)
+        if tournament_id is None:
+            return
+        state = await tours.sync(tournament_id)
+        await bring_up_to_date(bot, tournament_id, state)
+    except Exception as exc:
+        bot.failures.failed("tournament", "game %s: its tournament couldn't move on (%s); "
+                            "the next housekeeping round tries again", game_id, describe(exc))
 
 
 async def look_after(bot: Host) -> None:
@@ -306,7 +312,7 @@ async def look_after(bot: Host) -> None:
         try:
             state = await bot.service.tournaments.sync(tournament_id)
             await bring_up_to_date(bot, tournament_id, state)
-        except (discord.HTTPException, TimeoutError) as exc:
+        except Exception as exc:
             bot.failures.failed("tournament", "tournament %s: couldn't be brought up to date "
                                 "(%s); tried again at the next round", tournament_id,
                                 describe(exc))
@@ -343,6 +349,3 @@ async def _click(interaction: Interaction, tournament_id: int, action: str) -> N
         await interaction.followup.send(said, ephemeral=True)
 
 
-async def refuse(interaction: Interaction, exc: UserError) -> None:
-    """A refusal, privately."""
-    await reply_error(interaction, str(exc))

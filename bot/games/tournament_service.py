@@ -55,7 +55,7 @@ MAX_NAME = 60
 MAX_ENTRANTS = {"knockout": 64, "swiss": 64, "round robin": ROUND_ROBIN_MOST}
 """How many players each format takes."""
 
-LONGEST_DEADLINE_H = 24 * 14
+LONGEST_DEADLINE_H = 24.0 * 14
 """The longest round deadline, in hours."""
 
 
