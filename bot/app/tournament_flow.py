@@ -14,6 +14,7 @@ import contextlib
 import io
 import logging
 import re
+import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -24,7 +25,7 @@ from bot.money.amounts import format_amount
 from bot.pictures.bracket_picture import BracketView, draw_bracket
 from bot.pictures.drawing import pictures
 from bot.storage.tournament_records import TableGameRow, TournamentRow
-from bot.tournaments import Tournament
+from bot.tournaments import Standing, Tournament
 from engine import RuleSet
 
 from . import custom_ids as ids
@@ -137,10 +138,16 @@ def signup_embed(bot: Host, row: TournamentRow) -> discord.Embed:
                      f"\n{status}")[:4000])
 
 
+def _still_in_first(tournament: Tournament) -> list[Standing]:
+    """The standings with the players still in (no place yet) first, by seed."""
+    lines = tournament.standings()
+    return [s for s in lines if s.place is None] + [s for s in lines if s.place is not None]
+
+
 def standings_lines(bot: Host, tournament: Tournament) -> list[str]:
     """The standings, best first: place, player, record."""
     lines = []
-    for s in tournament.standings():
+    for s in _still_in_first(tournament):
         place = "—" if s.place is None else str(s.place)
         record = (f"{s.points:g} pts · {s.wins}-{s.draws}-{s.losses}"
                   if tournament.format_name != "knockout" else
@@ -182,12 +189,15 @@ def board_text(bot: Host, state: TournamentState) -> str:
 
 # ---------------------------------------------------------------------- keeping it up to date
 
-_locks: dict[int, asyncio.Lock] = {}
+_locks: weakref.WeakKeyDictionary[Host, dict[int, asyncio.Lock]] = \
+    weakref.WeakKeyDictionary()
+"""Per bot, per tournament: one update of its messages at a time (an edit made for an earlier
+event must not land after a later one)."""
 
 
 @contextlib.asynccontextmanager
-async def _one_at_a_time(tournament_id: int) -> AsyncIterator[None]:
-    lock = _locks.setdefault(tournament_id, asyncio.Lock())
+async def _one_at_a_time(bot: Host, tournament_id: int) -> AsyncIterator[None]:
+    lock = _locks.setdefault(bot, {}).setdefault(tournament_id, asyncio.Lock())
     async with lock:
         yield
 
@@ -196,7 +206,7 @@ async def bring_up_to_date(bot: Host, tournament_id: int, state: TournamentState
                            ) -> None:
     """Announce the games not announced, edit the sign-up, draw the board if it is behind,
     post the final result if it is due (each part once)."""
-    async with _one_at_a_time(tournament_id):
+    async with _one_at_a_time(bot, tournament_id):
         tours = bot.service.tournaments
         if state is None:
             state = await tours.state(tournament_id)
@@ -261,7 +271,7 @@ def bracket_view(bot: Host, state: TournamentState) -> BracketView:
                                              for p in r.byes)
         for r in t.rounds)
     standings = tuple((s.place, names.get(s.player, "?"), s.points, s.wins, s.losses,
-                       s.withdrawn) for s in t.standings())
+                       s.withdrawn) for s in _still_in_first(t))
     return BracketView(title=state.row.name, format_name=t.format_name, rounds=rounds,
                        standings=standings, finished=t.finished)
 

@@ -39,10 +39,10 @@ async def click(world: World, user: Any, action: str, *, force: bool = False) ->
     """A click on the sign-up's button (``force``: one shown disabled, as a client that
     hadn't seen the edit yet would send it)."""
     message = signup(world)
-    reply = await (await world.fake.click(user, message, button(message, action),
-                                          force=force)).settled()
+    inter = await world.fake.click(user, message, button(message, action), force=force)
+    first = await inter.settled()
     await world.settle()
-    return reply
+    return inter.followups[0] if inter.followups else first
 
 
 def people(world: World, count: int) -> list[Any]:
@@ -135,3 +135,123 @@ async def test_an_eight_player_knockout_runs_from_sign_up_to_its_winner(
     assert row is not None and row.status == "finished"
     show = await (await fake.slash(players[3], world.channel, "tournament show")).message()
     assert show.ephemeral and "final standings" in show.content and show.attachments
+
+
+async def test_a_nine_player_knockout_of_tables_of_three_with_a_computer_seat(
+        world: World, no_error_logs) -> None:
+    """Three tables of three, then a final of three; the computer (allowed by the organiser)
+    has a place and plays its own games."""
+    alice = world.alice
+    assert world.bot is not None
+    players = people(world, 8)
+    by_id = {p.id: p for p in players}
+    tid = await create(world, alice, name="Triples", format="knockout", seats=3,
+                       computer=True)
+    reply = await click(world, players[0], "computer")
+    assert reply.ephemeral and "Only the organiser" in reply.content
+    for p in players:
+        await click(world, p, "join")
+    await click(world, alice, "computer")
+    row = await world.bot.storage.tournaments.get(tid)
+    assert row is not None and len(row.entrants) == 9
+    await click(world, alice, "start")
+    assert len(world.threads()) == 3
+    assert all(t.name.startswith("Triples · round 1 · table") for t in world.threads())
+    for live in await going(world, tid):
+        assert len(live.players) == 3
+    computer = world.bot.computer_id
+    for _ in range(20):
+        lives = await going(world, tid)
+        if not lives:
+            break
+        for live in lives:
+            while not live.finished:
+                seated = [live.players[s] for s in world.bot.service.live.facts(live).seated]
+                humans = [u for u in seated if u != computer]
+                await resign(world, by_id[humans[-1]], live)
+    result = result_message(world)
+    assert "Winner:" in result.content
+    links = await world.bot.storage.tournaments.table_games(tid)
+    assert len(links) == 4 and [link.round for link in links] == [1, 1, 1, 2]
+    assert "Triples · round 2 · table 1" in {t.name for t in world.threads()}
+    # The computer never resigned: it won its table of round 1 and played the final.
+    final = await world.bot.service.live.game(links[-1].game_id)
+    assert computer in final.players
+
+
+async def test_a_six_player_swiss_with_a_game_decided_by_the_deadline(
+        world: World, no_error_logs) -> None:
+    alice = world.alice
+    assert world.bot is not None
+    players = people(world, 6)
+    by_id = {p.id: p for p in players}
+    tid = await create(world, alice, name="Swiss night", format="swiss", deadline_hours=2)
+    for p in players:
+        await click(world, p, "join")
+    await click(world, alice, "start")
+    assert len(await going(world, tid)) == 3
+    # Two games of round 1 end; the third is left and its round's deadline passes.
+    await end_games(world, tid, by_id, spare=1)
+    (late,) = await going(world, tid)
+    idle = late.on_turn
+    world.clock.now += 3 * 3600
+    await world.bot.tick()
+    await world.settle()
+    assert late.finished
+    assert await world.bot.storage.games.last_move(late.id) == "claim"
+    state = await world.bot.service.tournaments.state(tid)
+    assert state.tournament is not None
+    first = state.tournament.rounds[0].tables
+    table = next(t for t in first if idle in t.seats)
+    assert table.places is not None and table.places[table.seats.index(idle)] == 2
+    assert len(state.tournament.rounds) == 2  # round 2 started by itself
+    games = 3 + await play_to_the_end(world, tid, by_id)
+    assert games == 9  # ⌈log2 6⌉ = 3 rounds of 3 games
+    state = await world.bot.service.tournaments.state(tid)
+    assert state.tournament is not None
+    met = [frozenset(t.seats) for r in state.tournament.rounds for t in r.tables]
+    assert len(met) == len(set(met)), "no rematch in a Swiss"
+    result = result_message(world)
+    assert "pts" in result.content
+
+
+async def test_a_five_player_round_robin_with_byes_and_a_player_who_leaves(
+        world: World, no_error_logs) -> None:
+    alice = world.alice
+    assert world.bot is not None
+    players = people(world, 5)
+    by_id = {p.id: p for p in players}
+    tid = await create(world, alice, name="Everyone", format="round robin", buy_in="2")
+    for p in players:
+        await click(world, p, "join")
+    await click(world, alice, "start")
+    state = await world.bot.service.tournaments.state(tid)
+    assert state.tournament is not None and len(state.tournament.rounds[0].byes) == 1
+    await end_games(world, tid, by_id)
+    # A player leaves with the Leave button: his remaining games are forfeited.
+    leaver = players[4]
+    reply = await click(world, leaver, "leave")
+    assert reply.ephemeral and "forfeited" in reply.content
+    games = 2 + await play_to_the_end(world, tid, by_id)
+    state = await world.bot.service.tournaments.state(tid)
+    t = state.tournament
+    assert t is not None and t.finished and len(t.rounds) == 5
+    assert all(len(r.byes) <= 1 for r in t.rounds)
+    forfeits = [tb for r in t.rounds for tb in r.tables if tb.forfeit]
+    assert forfeits and all(leaver.id in tb.seats for tb in forfeits)
+    assert games == 10 - len(forfeits)
+    last = next(s for s in t.standings() if s.player == leaver.id)
+    assert last.withdrawn and last.place == 5
+    result = result_message(world)
+    assert "**Money:**" in result.content and "owes" in result.content
+    # The pot: 5 × $2 = $10, 70 % and 30 % to the first two places (fewer than 8 players),
+    # shared by those sharing a place; lines sum to each net.
+    lines = await world.bot.service.tournaments.money_lines(tid)
+    places = [(s.player, s.place) for s in t.standings()]
+    assert sum(c for _, _, c in lines) > 0, places
+    net = {p: 0 for p, _ in places}
+    for debtor, creditor, cents in lines:
+        net[debtor] -= cents
+        net[creditor] += cents
+    assert sum(net.values()) == 0
+    assert net[leaver.id] == -200, (places, lines)  # 5th: his buy-in, nothing back
