@@ -227,6 +227,9 @@ async def bring_up_to_date(bot: Host, tournament_id: int, state: TournamentState
 
 async def _announce_game(bot: Host, row: TournamentRow, link: TableGameRow) -> None:
     live = await bot.service.live.game(link.game_id)
+    if live.thread_id is not None:  # its thread opened before a crash: only the note is left
+        await bot.service.tournaments.set_posted(link.game_id)
+        return
     people = " vs ".join(_who(bot, u) for u in live.players)
     replay = " (again, after a drawn game)" if link.attempt else ""
     deadline = int(link.created_at + row.deadline_s)
