@@ -87,13 +87,9 @@ async def test_a_killed_bot_mid_tournament_starts_no_round_twice(
         kills = 0
         for _ in range(30):
             going: list[Any] = []
-
-            async def round_ready() -> bool:
-                going[:] = await _games_going(bot.db, tid)
-                return bool(going) and all(thread is not None for _, thread, _ in going)
-
             for _ in range(600):
-                if await round_ready():
+                going = await _games_going(bot.db, tid)
+                if going and all(thread is not None for _, thread, _ in going):
                     break
                 finished = await run_sql(bot.db, "SELECT status FROM tournaments WHERE id = ?",
                                          tid)
@@ -102,7 +98,7 @@ async def test_a_killed_bot_mid_tournament_starts_no_round_twice(
                 await asyncio.sleep(0.05)
             if not going:
                 break
-            for n, (game_id, thread_id, seats) in enumerate(going):
+            for n, (_, thread_id, seats) in enumerate(going):
                 thread = fake.state.channels[thread_id] if hasattr(fake.state, "channels") \
                     else next(c for c in guild.channels.values() if c.id == thread_id)
                 user = by_id[seats[1]]
