@@ -202,3 +202,20 @@ async def test_a_buy_in_pot_is_paid_to_the_places_once_through_the_ledger(env) -
     with pytest.raises(UserError, match="doesn't play for money"):
         pot = await _create(service, buy_in="5", allow_computer=True)
         await tours.add_computer(pot.id, ORG)
+
+
+async def test_a_tournament_starts_by_itself_at_its_time(env) -> None:
+    service, clock, _ = env
+    tours = service.tournaments
+    row = await _create(service, start_at="in 2h")
+    alone = await _create(service, start_at="in 2h")
+    for user in (1, 2, 3):
+        await tours.join(row.id, user, f"P{user}")
+    await tours.join(alone.id, 1, "P1")
+    assert await tours.due() == []
+    clock.now += 2 * 3600 + 1
+    assert await tours.due() == [row.id, alone.id]
+    assert (await tours.get(row.id)).status == "running"
+    assert len(await service.storage.tournaments.table_games(row.id)) == 1  # and a bye
+    assert (await tours.get(alone.id)).status == "cancelled"  # one player: called off
+    assert await tours.due() == [row.id]
