@@ -202,15 +202,20 @@ async def _one_at_a_time(bot: Host, tournament_id: int) -> AsyncIterator[None]:
         yield
 
 
-async def bring_up_to_date(bot: Host, tournament_id: int, state: TournamentState | None = None
-                           ) -> None:
-    """Announce the games not announced, edit the sign-up, draw the board if it is behind,
-    post the final result if it is due (each part once)."""
+async def bring_up_to_date(bot: Host, tournament_id: int) -> None:
+    """Post the sign-up if it never was (a crash right after the tournament was saved),
+    announce the games not announced, edit the sign-up, draw the board if it is behind, post
+    the final result if it is due (each part once: read again here, one call at a time)."""
     async with _one_at_a_time(bot, tournament_id):
         tours = bot.service.tournaments
-        if state is None:
-            state = await tours.state(tournament_id)
+        state = await tours.state(tournament_id)
         row = state.row
+        if row.message_id is None and row.status == "open":
+            message = await bot.get_partial_messageable(row.channel_id).send(
+                embed=signup_embed(bot, row), view=signup_controls(row),
+                nonce=f"ts{row.id}"[:25], allowed_mentions=discord.AllowedMentions.none())
+            await tours.set_message(row.id, "message_id", message.id)
+            return
         for link in await tours.unposted(tournament_id):
             await _announce_game(bot, row, link)
         if row.message_id is not None:
@@ -310,8 +315,8 @@ async def game_finished(bot: Host, game_id: int) -> None:
         tournament_id = await tours.tournament_of_game(game_id)
         if tournament_id is None:
             return
-        state = await tours.sync(tournament_id)
-        await bring_up_to_date(bot, tournament_id, state)
+        await tours.sync(tournament_id)
+        await bring_up_to_date(bot, tournament_id)
     except Exception as exc:
         bot.failures.failed("tournament", "game %s: its tournament couldn't move on (%s); "
                             "the next housekeeping round tries again", game_id, describe(exc))
@@ -323,8 +328,8 @@ async def look_after(bot: Host) -> None:
     up to date."""
     for tournament_id in await bot.service.tournaments.due():
         try:
-            state = await bot.service.tournaments.sync(tournament_id)
-            await bring_up_to_date(bot, tournament_id, state)
+            await bot.service.tournaments.sync(tournament_id)
+            await bring_up_to_date(bot, tournament_id)
         except Exception as exc:
             bot.failures.failed("tournament", "tournament %s: couldn't be brought up to date "
                                 "(%s); tried again at the next round", tournament_id,
@@ -351,8 +356,7 @@ async def _click(interaction: Interaction, tournament_id: int, action: str) -> N
         await tours.add_computer(tournament_id, user.id)
         said = "The computer has joined."
     elif action == "start":
-        state = await tours.start(tournament_id, user.id)
-        await bring_up_to_date(bot, tournament_id, state)
+        await tours.start(tournament_id, user.id)
         said = "The tournament has started: round 1's games are in their threads."
     else:
         await tours.cancel(tournament_id, user.id)

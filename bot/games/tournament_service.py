@@ -301,13 +301,16 @@ class Tournaments:
         return TournamentState(row, tournament, games, len(events))
 
     async def due(self) -> list[int]:
-        """The tournaments of this process's servers to look after: every running one, and
-        the open ones whose start time has come (started here)."""
+        """The tournaments of this process's servers to look after: every running one, the
+        open ones whose start time has come (started here), and open ones whose sign-up was
+        never posted (a crash right after the tournament was saved)."""
         now = self.games.clock()
         out = []
         for row in await self.records.in_status(("open", "running"), shards=self.games.shards):
             if row.status == "open":
                 if row.start_at is None or row.start_at > now:
+                    if row.message_id is None and row.created_at < now - 60:
+                        out.append(row.id)  # its sign-up was never posted (a crash)
                     continue
                 if len(row.entrants) < 2:
                     await self.records.settle(row.id, ("open",), "cancelled")

@@ -76,11 +76,7 @@ class TournamentCog(commands.Cog):
             organiser=interaction.user.id, name=name, rules=rule_set, format_name=format,
             seats=seats, stake=stake, buy_in=buy_in, deadline_hours=float(deadline_hours),
             start_at=start_at, allow_computer=computer)
-        channel = bot.get_partial_messageable(interaction.channel_id)
-        message = await channel.send(embed=flow.signup_embed(bot, row),
-                                     view=flow.signup_controls(row),
-                                     allowed_mentions=discord.AllowedMentions.none())
-        await bot.service.tournaments.set_message(row.id, "message_id", message.id)
+        await flow.bring_up_to_date(bot, row.id)  # posts the sign-up
         await answer(interaction, private=True,
                      content=f"Your tournament **{row.name}** (#{row.id}) is open for sign-up "
                              "below. Press **Start** when everyone has joined.")
