@@ -255,3 +255,36 @@ async def test_a_five_player_round_robin_with_byes_and_a_player_who_leaves(
         net[creditor] += cents
     assert sum(net.values()) == 0
     assert net[leaver.id] == -200, (places, lines)  # 5th: his buy-in, nothing back
+
+
+async def test_bad_input_gets_a_private_answer_and_changes_nothing(
+        world: World, no_error_logs) -> None:
+    fake, alice, bob = world.fake, world.alice, world.bob
+    assert world.bot is not None
+
+    async def refused(**options: Any) -> str:
+        reply = await (await fake.slash(alice, world.channel, "tournament create",
+                                        **options)).message()
+        assert reply.ephemeral
+        return str(reply.content)
+
+    assert "at most 60 characters" in await refused(name="x" * 61)
+    assert "in the past" in await refused(name="Cup", start_at="2000-01-01 20:00")
+    assert "too large" in await refused(name="Cup", stake="99999999")
+    assert "games of two" in await refused(name="Cup", format="swiss", seats=3)
+    assert not world.in_channel(), "nothing was posted"
+    tid = await create(world, alice, name="Cup")
+    reply = await click(world, alice, "start")
+    assert reply.ephemeral and "at least two players" in reply.content
+    await click(world, bob, "join")
+    reply = await click(world, bob, "cancel")
+    assert reply.ephemeral and "Only the organiser" in reply.content
+    reply = await click(world, bob, "leave")
+    assert reply.ephemeral and "You left" in reply.content
+    row = await world.bot.storage.tournaments.get(tid)
+    assert row is not None and row.status == "open" and row.entrants == ()
+    reply = await click(world, alice, "cancel")
+    assert reply.ephemeral and "cancelled" in reply.content
+    assert "Cancelled" in str(signup(world).embeds[0].get("description"))
+    reply = await click(world, bob, "join", force=True)
+    assert reply.ephemeral and "was cancelled" in reply.content
