@@ -49,7 +49,7 @@ class TournamentButton(
     Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=ids.template("tn", ids.number("id"),
                           "(?P<action>join|leave|start|cancel|computer)",
-                          versions=(1,), instead="/tournament show"),
+                          instead="/tournament show"),
 ):
     """Join or Leave (anyone), Add computer, Start or Cancel (the organiser)."""
 
