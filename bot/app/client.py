@@ -46,7 +46,7 @@ from .board import BoardPublisher
 from .host import Host, Interaction
 from .invitations import DYNAMIC_ITEMS as INVITATION_ITEMS
 from .invitations import challenge_controls, result_controls, table_controls
-from .options import misread_option
+from .options import misread_nesting, misread_option
 from .result_money import money_words
 from .retry import describe, retryable, with_retries
 from .stopping_tasks import cancel_until_done, where_tasks_are
@@ -156,6 +156,9 @@ class SpiteTree(app_commands.CommandTree[Host]):
                 if self._get_context_menu(cast(Any, data)) is None:
                     raise app_commands.CommandNotFound(name, [])
                 return None  # a context menu has no options
+            nesting = misread_nesting(data.get("options"))
+            if nesting is not None:
+                return nesting
             command, options = self._get_app_command_options(cast(Any, data))
         except app_commands.CommandNotFound:
             log.info("refused a command the bot doesn't have (%r)", name)
