@@ -281,7 +281,13 @@ def bracket_view(bot: Host, state: TournamentState) -> BracketView:
     standings = tuple((s.place, names.get(s.player, "?"), s.points, s.wins, s.losses,
                        s.withdrawn) for s in _still_in_first(t))
     return BracketView(title=state.row.name, format_name=t.format_name, rounds=rounds,
-                       standings=standings, finished=t.finished)
+                       standings=standings, finished=t.finished, planned=_planned(t),
+                       seats=t.seats)
+
+
+def _planned(tournament: Tournament) -> int:
+    total = getattr(tournament, "total_rounds", len(tournament.rounds))
+    return int(total) if isinstance(total, int) else len(tournament.rounds)
 
 
 async def _post_result(bot: Host, state: TournamentState) -> None:

@@ -47,6 +47,10 @@ class BracketView:
     """Per player, best first: (place or ``None`` while still in, name, points, wins,
     losses, left)."""
     finished: bool
+    planned: int = 0
+    """The rounds the format plans (a knockout's full bracket; the Swiss's or round robin's
+    count): those not drawn yet are shown to come."""
+    seats: int = 2
 
 
 def _fit(draw: ImageDraw.ImageDraw, text: str, size: int, width: int, bold: bool) -> str:
@@ -66,12 +70,23 @@ def _column_height(tables: Sequence[TableView]) -> int:
     return sum(_table_height(t) + GAP for t in shown) + (30 if len(tables) > MOST_TABLES else 0)
 
 
+def _to_come(view: BracketView, number: int) -> tuple[TableView, ...]:
+    """A knockout's round not drawn yet: its empty tables (each the winners of the tables
+    before)."""
+    tables = view.seats ** (view.planned - number)
+    return tuple((("…",) * view.seats, None, False) for _ in range(tables))
+
+
 def draw_bracket(view: BracketView) -> bytes:
     """The picture as PNG bytes."""
-    columns = max(1, len(view.rounds))
+    drawn = len(view.rounds)
+    rounds = list(view.rounds)
+    if not view.finished and view.format_name == "knockout":
+        rounds += [_to_come(view, n) for n in range(drawn + 1, view.planned + 1)]
+    columns = max(1, len(rounds))
     standings_w = 380
     width = 40 + columns * COLUMN + standings_w
-    body = max([_column_height(r) for r in view.rounds] + [40 * (len(view.standings[:24]) + 1)])
+    body = max([_column_height(r) for r in rounds] + [40 * (len(view.standings[:24]) + 1)])
     height = 130 + body + 20
     with _DRAWING:
         image = Image.new("RGB", (width, height), BG)
@@ -79,14 +94,18 @@ def draw_bracket(view: BracketView) -> bytes:
         state = "final" if view.finished else "live"
         draw.text((20, 16), _fit(draw, f"{view.title}", 34, width - 40, True), font=_font(34),
                   fill=HEAD)
-        draw.text((20, 62), f"{view.format_name} · {state}", font=_font(22, False), fill=MUTED)
+        planned = f" · {view.planned} rounds" if view.planned else ""
+        draw.text((20, 62), f"{view.format_name} · {state}{planned}", font=_font(22, False),
+                  fill=MUTED)
         top = 110
         knockout = view.format_name == "knockout"
-        for c, tables in enumerate(view.rounds):
+        for c, tables in enumerate(rounds):
             x = 20 + c * COLUMN
-            last = knockout and c == len(view.rounds) - 1 and view.finished
-            draw.text((x, top - 8), "Final" if last else f"Round {c + 1}", font=_font(20),
-                      fill=MUTED)
+            last = knockout and c == len(rounds) - 1 and len(tables) == 1
+            head = "Final" if last else f"Round {c + 1}"
+            if c >= drawn:
+                head += " (to come)"
+            draw.text((x, top - 8), head, font=_font(20), fill=MUTED)
             y = top + 22
             for names, places, forfeit in tables[:MOST_TABLES]:
                 h = _table_height((names, places, forfeit))

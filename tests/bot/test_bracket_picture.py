@@ -27,7 +27,8 @@ def view_of(t: Tournament, title: str) -> BracketView:
     ordered = [s for s in lines if s.place is None] + [s for s in lines if s.place is not None]
     standings = tuple((s.place, name[s.player], s.points, s.wins, s.losses, s.withdrawn)
                       for s in ordered)
-    return BracketView(title, t.format_name, rounds, standings, t.finished)
+    return BracketView(title, t.format_name, rounds, standings, t.finished,
+                       planned=getattr(t, "total_rounds", len(t.rounds)), seats=t.seats)
 
 
 def doc_knockout() -> Tournament:
@@ -48,15 +49,15 @@ def test_the_picture_is_registered_for_the_drawing_process() -> None:
     assert DRAWINGS["draw_bracket"] is draw_bracket
 
 
-def test_a_knockout_grows_a_column_per_round_and_lists_everyone() -> None:
+def test_a_knockout_shows_its_whole_bracket_from_the_start() -> None:
     t = doc_knockout()
     png = draw_bracket(view_of(t, "Friday cup"))
     width, height = _size(png)
-    assert len(t.rounds) == 2 and width == 40 + 2 * 270 + 380
+    assert len(t.rounds) == 2 and width == 40 + 3 * 270 + 380  # the final, to come
     t.play(2, 1, (2, 1))
     t.play(3, 0, (1, 2))
-    final = draw_bracket(view_of(t, "Friday cup"))
-    assert _size(final)[0] == width + 270  # the final's column
+    assert t.finished
+    assert _size(draw_bracket(view_of(t, "Friday cup")))[0] == width
 
 
 def test_a_round_robin_with_byes_and_a_swiss_are_drawn() -> None:

@@ -120,6 +120,9 @@ async def test_an_eight_player_knockout_runs_from_sign_up_to_its_winner(
     announcements = [m for m in world.in_channel() if m.content.startswith("🏆 **Friday cup**")]
     assert len(announcements) == 4
     assert all(len(re.findall(r"<@\d+>", m.content)) == 2 for m in announcements)
+    first_board = [m for m in world.in_channel() if m.content.startswith("📊")]
+    assert len(first_board) == 1 and "round 1" in first_board[0].content
+    first_picture = first_board[0].attachments[0].id
     reply = await click(world, fake.add_member(world.guild, "late"), "join", force=True)
     assert reply.ephemeral and "started already" in reply.content
     games = await play_to_the_end(world, tid, by_id)
@@ -130,7 +133,8 @@ async def test_an_eight_player_knockout_runs_from_sign_up_to_its_winner(
     # The live standings: one message, edited, with the bracket picture.
     boards = [m for m in world.in_channel() if m.content.startswith("📊")]
     assert len(boards) == 1 and "final standings" in boards[0].content
-    assert boards[0].attachments
+    assert boards[0].id == first_board[0].id and boards[0].edited_at is not None
+    assert boards[0].attachments and boards[0].attachments[0].id != first_picture
     row = await world.bot.storage.tournaments.get(tid)
     assert row is not None and row.status == "finished"
     show = await (await fake.slash(players[3], world.channel, "tournament show")).message()
