@@ -292,3 +292,25 @@ async def test_bad_input_gets_a_private_answer_and_changes_nothing(
     assert "Cancelled" in str(signup(world).embeds[0].get("description"))
     reply = await click(world, bob, "join", force=True)
     assert reply.ephemeral and "was cancelled" in reply.content
+
+
+async def test_a_sign_up_lost_to_a_crash_is_posted_by_the_housekeeping(
+        world: World, no_error_logs) -> None:
+    """The tournament was saved and the bot died before its sign-up was posted: the next
+    housekeeping round posts it, once."""
+    assert world.bot is not None
+    settings = await world.bot.service.inviting.settings(world.guild.id)
+    row = await world.bot.service.tournaments.create(
+        guild_id=world.guild.id, channel_id=world.channel.id, organiser=world.alice.id,
+        name="Lost", rules=world.bot.service.inviting.rules_for(settings, None),
+        format_name="knockout", seats=2, stake=None, buy_in=None, deadline_hours=24,
+        start_at=None, allow_computer=False)
+    await world.bot.tick()
+    assert not world.in_channel(), "not while the command may still be posting it"
+    world.clock.now += 120
+    await world.bot.tick()
+    await world.bot.tick()
+    posted = [m for m in world.in_channel() if m.embeds]
+    assert len(posted) == 1 and "Lost" in str(posted[0].embeds[0].get("title"))
+    await click(world, world.bob, "join")
+    assert (await world.bot.service.tournaments.get(row.id)).entrant(world.bob.id) is not None
