@@ -173,11 +173,10 @@ class Tournaments:
             raise UserError("That tournament doesn't exist.")
         return row
 
-    async def latest(self, guild_id: int) -> TournamentRow | None:
-        """The server's newest tournament not cancelled, or ``None``."""
-        rows = await self.records.in_status(("open", "running", "finished"),
-                                            guild_id=guild_id)
-        return rows[-1] if rows else None
+    async def listed(self, guild_id: int) -> list[TournamentRow]:
+        """The server's newest tournaments, newest first (25 at most: for suggestions)."""
+        return await self.records.in_status(("open", "running", "finished", "cancelled"),
+                                            guild_id=guild_id, newest=25)
 
     async def join(self, tournament_id: int, user_id: int, name: str) -> TournamentRow:
         """Sign up; twice, full, started or over is a polite no."""

@@ -153,9 +153,10 @@ class TournamentRecords(Records):
             return await _read(conn, tournament_id)
 
     async def in_status(self, statuses: Sequence[str], shards: ShardSet | None = None,
-                        guild_id: int | None = None) -> list[TournamentRow]:
+                        guild_id: int | None = None, newest: int | None = None
+                        ) -> list[TournamentRow]:
         """The tournaments in one of ``statuses`` (of the ``shards``' servers, or one
-        server), oldest first."""
+        server), oldest first; with ``newest``, that many of the newest, newest first."""
         marks = ", ".join("?" for _ in statuses)
         sql = f"SELECT id FROM tournaments WHERE status IN ({marks}) AND {owned(shards)}"
         args: list[Any] = list(statuses)
@@ -163,7 +164,12 @@ class TournamentRecords(Records):
             sql += " AND guild_id = ?"
             args.append(guild_id)
         async with self._db.connection() as conn:
-            ids = [int(r["id"]) for r in await conn.fetchall(sql + " ORDER BY id", args)]
+            if newest is not None:
+                sql += " ORDER BY id DESC LIMIT ?"
+                args.append(newest)
+            else:
+                sql += " ORDER BY id"
+            ids = [int(r["id"]) for r in await conn.fetchall(sql, args)]
             out = [await _read(conn, i) for i in ids]
         return [t for t in out if t is not None]
 

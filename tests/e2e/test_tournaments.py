@@ -139,6 +139,9 @@ async def test_an_eight_player_knockout_runs_from_sign_up_to_its_winner(
     assert row is not None and row.status == "finished"
     show = await (await fake.slash(players[3], world.channel, "tournament show")).message()
     assert show.ephemeral and "final standings" in show.content and show.attachments
+    choices = await fake.autocomplete(players[3], world.channel, "tournament show", "number",
+                                      "fri")
+    assert choices == [{"name": f"#{tid} Friday cup (finished)", "value": tid}]
 
 
 async def test_a_nine_player_knockout_of_tables_of_three_with_a_computer_seat(

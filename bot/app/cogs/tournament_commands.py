@@ -4,6 +4,7 @@ buttons, the games' threads and the live standings are ``tournament_flow``'s."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 
 import discord
@@ -90,11 +91,12 @@ class TournamentCog(commands.Cog):
         bot = interaction.client
         tours = bot.service.tournaments
         if number is None:
-            latest = await tours.latest(interaction.guild_id)
-            if latest is None:
+            latest = [r for r in await tours.listed(interaction.guild_id)
+                      if r.status != "cancelled"]
+            if not latest:
                 raise UserError("This server has no tournament yet: start one with "
                                 "`/tournament create`.")
-            number = latest.id
+            number = latest[0].id
         state = await tours.state(number)
         if state.row.guild_id != interaction.guild_id:
             raise UserError("That tournament doesn't exist.")
@@ -105,6 +107,11 @@ class TournamentCog(commands.Cog):
         await answer(interaction, private=True, content=flow.board_text(bot, state),
                      file=discord.File(io.BytesIO(picture), filename="bracket.png"),
                      allowed_mentions=discord.AllowedMentions.none())
+
+    @show.autocomplete("number")
+    async def _show_numbers(self, interaction: Interaction, current: str
+                            ) -> list[Choice[int]]:
+        return await _numbers(interaction, current)
 
     @tournament.command(name="remove", description="Remove a player from your tournament "
                                                    "(he forfeits his remaining games).")
@@ -118,3 +125,23 @@ class TournamentCog(commands.Cog):
         await answer(interaction, private=True,
                      content=f"{player.mention} is out of **{row.name}**.",
                      allowed_mentions=discord.AllowedMentions.none())
+
+    @remove.autocomplete("number")
+    async def _remove_numbers(self, interaction: Interaction, current: str
+                              ) -> list[Choice[int]]:
+        return await _numbers(interaction, current)
+
+
+async def _numbers(interaction: Interaction, current: str) -> list[Choice[int]]:
+    """The server's tournaments, newest first, matching what is typed (number or name);
+    none if the database is slow (suggestions can't wait past Discord's 3 s)."""
+    if interaction.guild_id is None:
+        return []
+    try:
+        rows = await asyncio.wait_for(
+            interaction.client.service.tournaments.listed(interaction.guild_id), 2.0)
+    except (TimeoutError, UserError):
+        return []
+    typed = current.strip().lower().lstrip("#")
+    return [Choice(name=f"#{r.id} {r.name} ({r.status})"[:100], value=r.id) for r in rows
+            if not typed or typed in str(r.id) or typed in r.name.lower()][:25]
