@@ -508,6 +508,9 @@ def describe_line(row: LedgerRow, viewer: int, currency: str) -> str:
         return f"Game #{row.game_id} ({row.rules}): {who} by {row.margin}, {money}"
     if row.kind == "void":
         return f"Game #{row.game_id} voided: {row.note or ''} ({money} reversed)"
+    if row.kind == "pot":
+        won = row.creditor_id == viewer
+        return f"{row.note or 'Tournament pot'}: {money} " + ("won" if won else "owed")
     paid_by_viewer = row.creditor_id == viewer
     if row.kind == "forgive":
         return f"{money} forgiven" + (" to you" if paid_by_viewer else " by you")

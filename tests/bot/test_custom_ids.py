@@ -10,7 +10,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot.app import custom_ids, invitations, ui
+from bot.app import custom_ids, invitations, tournament_flow, ui
 from bot.app.cogs import history_commands as history
 from bot.app.cogs import money_commands as money
 
@@ -18,7 +18,7 @@ BIG = custom_ids.INT64
 """The largest id a game, challenge, payment or user can have."""
 
 FACTORIES = (*ui.DYNAMIC_ITEMS, *invitations.DYNAMIC_ITEMS, *money.DYNAMIC_ITEMS,
-             *history.DYNAMIC_ITEMS)
+             *history.DYNAMIC_ITEMS, *tournament_flow.DYNAMIC_ITEMS)
 
 
 def longest() -> list[discord.ui.DynamicItem[Any]]:
@@ -35,6 +35,7 @@ def longest() -> list[discord.ui.DynamicItem[Any]]:
         history.ReplayStep(BIG, BIG, "first"), history.ReplayJump.build(BIG, []),
         history.ReplayHand(BIG, BIG), history.ReplayMoves(BIG),
         history.HistoryPageButton(BIG, 10**9, "older"), history.HistoryReplaySelect.build([]),
+        tournament_flow.TournamentButton(BIG, "computer"),
     ]
 
 
