@@ -219,3 +219,22 @@ async def test_a_tournament_starts_by_itself_at_its_time(env) -> None:
     assert len(await service.storage.tournaments.table_games(row.id)) == 1  # and a bye
     assert (await tours.get(alone.id)).status == "cancelled"  # one player: called off
     assert await tours.due() == [row.id]
+
+
+async def test_seeding_is_by_the_players_ratings_at_the_start(env) -> None:
+    service, _, _ = env
+    tours = service.tournaments
+    # Four players sign up weakest first; their kings ratings say the opposite order.
+    mus = {1: 20.0, 2: 24.0, 3: 28.0, 4: 32.0}
+    await service.storage.standings.store_ratings(
+        GUILD, {(user, "kings"): (mu, 3.0, 10) for user, mu in mus.items()}, 0)
+    row = await _create(service)
+    for user in (1, 2, 3, 4):
+        await tours.join(row.id, user, f"P{user}")
+    state = await tours.start(row.id, ORG)
+    assert state.tournament is not None
+    assert state.tournament.seeding == (4, 3, 2, 1)
+    # Seed 1 meets seed 4, seed 2 meets seed 3.
+    assert [set(t.seats) for t in state.tournament.rounds[0].tables] == [{4, 1}, {3, 2}]
+    ratings = {e.user_id: e.rating for e in (await tours.get(row.id)).entrants}
+    assert ratings[4] > ratings[3] > ratings[2] > ratings[1]
