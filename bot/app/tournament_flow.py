@@ -195,6 +195,13 @@ _locks: weakref.WeakKeyDictionary[Host, dict[int, asyncio.Lock]] = \
 event must not land after a later one)."""
 
 
+_signups_shown: weakref.WeakKeyDictionary[Host, dict[int, tuple[str, tuple[int, ...]]]] = \
+    weakref.WeakKeyDictionary()
+"""Per bot, per tournament: what its sign-up message was last edited to show (status and
+entrants), so the housekeeping doesn't edit it again every round; after a restart it is
+edited once."""
+
+
 @contextlib.asynccontextmanager
 async def _one_at_a_time(bot: Host, tournament_id: int) -> AsyncIterator[None]:
     lock = _locks.setdefault(bot, {}).setdefault(tournament_id, asyncio.Lock())
@@ -218,11 +225,14 @@ async def bring_up_to_date(bot: Host, tournament_id: int) -> None:
             return
         for link in await tours.unposted(tournament_id):
             await _announce_game(bot, row, link)
-        if row.message_id is not None:
+        shown = _signups_shown.setdefault(bot, {})
+        key = (row.status, tuple(e.user_id for e in row.entrants))
+        if row.message_id is not None and shown.get(row.id) != key:
             with contextlib.suppress(discord.HTTPException):
                 await bot.get_partial_messageable(row.channel_id).get_partial_message(
                     row.message_id).edit(embed=signup_embed(bot, row),
                                          view=signup_controls(row))
+                shown[row.id] = key
         if state.tournament is not None and row.board_events != state.events:
             await _show_board(bot, state)
         if row.status == "finished" and row.result_message_id is None \
