@@ -464,10 +464,14 @@ class SpiteBot(Host):
         rules = self.service.live.facts(live).rules.name
         name = thread_name or f"{' vs '.join(live.names)} · {rules}"[:100]
         try:
-            # Bounded: discord.py tries a 5xx five times over 25 s, and the game waits.
-            thread = await asyncio.wait_for(
-                parent.get_partial_message(origin_message_id).create_thread(
-                    name=name, auto_archive_duration=10080), THREAD_TIMEOUT)
+            try:  # bounded: discord.py tries a 5xx five times over 25 s, and the game waits
+                thread: Any = await asyncio.wait_for(parent.get_partial_message(
+                    origin_message_id).create_thread(name=name, auto_archive_duration=10080),
+                    THREAD_TIMEOUT)
+            except discord.HTTPException as exc:  # opened before a crash: it has the message's
+                if exc.code != 160004:  # id (a Discord rule), and the game goes on there
+                    raise
+                thread = await self.fetch_channel(origin_message_id)
             await self.service.playing.set_thread(live, thread.id)
         except (discord.HTTPException, TimeoutError, StorageError) as exc:
             live.thread_id = None

@@ -25,6 +25,9 @@ async def test_a_four_player_knockout_from_the_page(sandbox_run: Run) -> None:
     by_id = {m.id: m.user.global_name for m in run.sandbox.world.guild.members.values()}
     (tournament,) = await run.bot.service.tournaments.listed(run.sandbox.world.guild.id)
     for round_number in (1, 2):
+        # The round's games have begun once their threads show in the side list.
+        await alice.page.locator(".channel", has_text=f"Page cup · round {round_number}"
+                                 ).first.wait_for()
         links = [g for g in await run.bot.storage.tournaments.table_games(tournament.id)
                  if g.round == round_number]
         assert len(links) == (2 if round_number == 1 else 1)
