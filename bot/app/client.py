@@ -41,13 +41,13 @@ from bot.pictures.text import (
 from bot.shards import ShardSet
 from bot.storage import ShardInUse, Storage, StorageError
 
-from . import retry
+from . import retry, tournament_flow
 from .board import BoardPublisher
 from .cogs.plan_commands import close_due_plans
 from .host import Host, Interaction
 from .invitations import DYNAMIC_ITEMS as INVITATION_ITEMS
 from .invitations import challenge_controls, result_controls, table_controls
-from .options import misread_option
+from .options import misread_nesting, misread_option
 from .result_money import money_words
 from .retry import describe, retryable, with_retries
 from .season_posts import post_due_seasons
@@ -158,12 +158,17 @@ class SpiteTree(app_commands.CommandTree[Host]):
                 if self._get_context_menu(cast(Any, data)) is None:
                     raise app_commands.CommandNotFound(name, [])
                 return None  # a context menu has no options
+            nesting = misread_nesting(data.get("options"))
+            if nesting is not None:
+                return nesting
             command, options = self._get_app_command_options(cast(Any, data))
         except app_commands.CommandNotFound:
             log.info("refused a command the bot doesn't have (%r)", name)
             return unknown_command(name)
         except app_commands.AppCommandError:
-            return None  # a group invoked as a command: discord.py's own error says so
+            # A group given options but no subcommand: discord.py would fail on it later.
+            log.info("refused /%s: no subcommand", name)
+            return "I couldn't read the command's options. Nothing was changed."
         problem = misread_option(
             command, options, data.get("resolved"),
             typing=interaction.type is discord.InteractionType.autocomplete)
@@ -272,6 +277,7 @@ class SpiteBot(Host):
         from .cogs.plan_commands import DYNAMIC_ITEMS as PLAN_ITEMS
         from .cogs.plan_commands import PlanCog
         from .cogs.season_commands import SeasonCog
+        from .cogs.tournament_commands import TournamentCog
 
         self.storage = await Storage.open(self.config.database, self._clock)
         # Two processes running one shard (or two unsharded ones) on one PostgreSQL would do
@@ -287,13 +293,14 @@ class SpiteBot(Host):
         self.plans = PlanService(self.storage)
         self._history = HistoryService(self.storage)
         self._dynamic_items = (*DYNAMIC_ITEMS, *INVITATION_ITEMS, *MONEY_ITEMS, *HISTORY_ITEMS,
-                               *PLAN_ITEMS)
+                               *PLAN_ITEMS, *tournament_flow.DYNAMIC_ITEMS)
         self.add_dynamic_items(*self._dynamic_items)
         await self.add_cog(GamesCog(self))
         await self.add_cog(MoneyCog(self))
         await self.add_cog(PlanCog(self))
         await self.add_cog(HistoryCog())
         await self.add_cog(SeasonCog(self))
+        await self.add_cog(TournamentCog())
         if self.config.shards is not None and 0 not in self.config.shards.ids:
             pass  # the commands are the bot's, not a shard's: shard 0's process uploads them
         elif self.config.guild_id:
@@ -426,19 +433,20 @@ class SpiteBot(Host):
 
     # ------------------------------------------------------------------ game flow
 
-    async def game_started(self, live: LiveGame, origin_message_id: int | None = None
-                           ) -> int | None:
+    async def game_started(self, live: LiveGame, origin_message_id: int | None = None,
+                           thread_name: str | None = None) -> int | None:
         """A new game: open its thread from ``origin_message_id`` (the challenge), post its
         board there (soon, off the interaction), and let the computer move if it starts.
         Returns the thread's id, or ``None`` when the game is played in the channel."""
         note = None
         if origin_message_id is not None:
-            note = await self._open_thread(live, origin_message_id)
+            note = await self._open_thread(live, origin_message_id, thread_name)
         self.boards.request(live.id, note)
         self._maybe_computer(live)
         return live.thread_id
 
-    async def _open_thread(self, live: LiveGame, origin_message_id: int) -> str | None:
+    async def _open_thread(self, live: LiveGame, origin_message_id: int,
+                           thread_name: str | None = None) -> str | None:
         """Open the game's thread; a note for its first board if it had to stay in the
         channel because Discord failed."""
         settings = await self.service.inviting.settings(live.terms.guild_id)
@@ -463,12 +471,16 @@ class SpiteBot(Host):
                         allowed_mentions=discord.AllowedMentions.none())
             return None
         rules = self.service.live.facts(live).rules.name
-        name = f"{' vs '.join(live.names)} · {rules}"[:100]
+        name = thread_name or f"{' vs '.join(live.names)} · {rules}"[:100]
         try:
-            # Bounded: discord.py tries a 5xx five times over 25 s, and the game waits.
-            thread = await asyncio.wait_for(
-                parent.get_partial_message(origin_message_id).create_thread(
-                    name=name, auto_archive_duration=10080), THREAD_TIMEOUT)
+            try:  # bounded: discord.py tries a 5xx five times over 25 s, and the game waits
+                thread: Any = await asyncio.wait_for(parent.get_partial_message(
+                    origin_message_id).create_thread(name=name, auto_archive_duration=10080),
+                    THREAD_TIMEOUT)
+            except discord.HTTPException as exc:  # opened before a crash: it has the message's
+                if exc.code != 160004:  # id (a Discord rule), and the game goes on there
+                    raise
+                thread = await self.fetch_channel(origin_message_id)
             await self.service.playing.set_thread(live, thread.id)
         except (discord.HTTPException, TimeoutError, StorageError) as exc:
             live.thread_id = None
@@ -500,6 +512,8 @@ class SpiteBot(Host):
         self._maybe_computer(live)
         if outcome.match_over:
             self._background(self.announce_result(live.id), f"result-{live.id}")
+            self._background(tournament_flow.game_finished(self, live.id),
+                             f"tournament-game-{live.id}")
             if outcome.entries:
                 self._background(self.ledger.update_ratings(live.terms.guild_id),
                                  f"ratings-{live.id}")
@@ -711,6 +725,7 @@ class SpiteBot(Host):
         await self.announce_results()  # those that failed before
         await post_due_seasons(self)  # seasons whose end has come (also while the bot was down)
         await close_due_plans(self, [guild.id for guild in self.guilds])
+        await tournament_flow.look_after(self)
 
     async def balances_moved(self, guild_id: int) -> None:
         """A game, payment or void changed balances: the plans it turned void say so now (a

@@ -80,11 +80,11 @@ class Host(commands.Bot):
         bounded wait): an interaction answered before would show a board a move behind."""
 
     @abstractmethod
-    async def game_started(self, live: LiveGame, origin_message_id: int | None = None
-                           ) -> int | None:
-        """A new game: open its thread from the origin message, post its board, let the
-        computer move if it starts; returns the thread's id (``None``: played in the
-        channel)."""
+    async def game_started(self, live: LiveGame, origin_message_id: int | None = None,
+                           thread_name: str | None = None) -> int | None:
+        """A new game: open its thread from the origin message (named ``thread_name``, or by
+        its players), post its board, let the computer move if it starts; returns the
+        thread's id (``None``: played in the channel)."""
 
 
 Interaction = discord.Interaction[Host]

@@ -20,7 +20,7 @@ from typing import Any
 from discord import AppCommandOptionType
 from discord.app_commands import Command
 
-__all__ = ["DISCORD_INT", "misread_option"]
+__all__ = ["DISCORD_INT", "misread_nesting", "misread_option"]
 
 DISCORD_INT = 2**53
 """Discord's integer options hold -2⁵³ to 2⁵³; a value beyond that was not sent by Discord."""
@@ -78,6 +78,26 @@ def misread_option(command: Command[Any, ..., Any], options: Sequence[Any],
     for param in command.parameters:
         if param.required and param.display_name not in given and not typing:
             return f"The option `{param.display_name}` is missing. Nothing was changed."
+    return None
+
+
+def misread_nesting(options: Any) -> str | None:
+    """Why the nesting of a payload's options can't be what Discord sends (a subcommand or a
+    group given a value, its options not a list); ``None`` if it can. Checked before
+    discord.py walks the nesting to find the subcommand, which would take such an option for
+    the subcommand it names and run it."""
+    if options is None:
+        return None
+    if not isinstance(options, list) or not all(isinstance(o, Mapping) for o in options):
+        return "I couldn't read the command's options. Nothing was changed."
+    for option in options:
+        if option.get("type") in (1, 2):
+            if "value" in option:
+                return (f"I couldn't read the option `{option.get('name')}`: it names a "
+                        "subcommand and takes no value. Nothing was changed.")
+            problem = misread_nesting(option.get("options"))
+            if problem is not None:
+                return problem
     return None
 
 

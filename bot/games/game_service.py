@@ -4,6 +4,7 @@
   one way from an accepted invitation to a game.
 - ``playing`` (``Playing``): moves, turns, the computer's moves, leaving and claims.
 - ``finishing`` (``Finishing``): results, money, what a resignation would do, rematches.
+- ``tournaments`` (``Tournaments``): sign-up, rounds, results, deadlines and forfeits.
 - ``live`` (``LiveGames``): the games in memory, their locks and the storage handle, shared
   by the three; finding a player's game and what may be shown of it.
 
@@ -33,14 +34,15 @@ from .live_game import (
 )
 from .live_games import LiveGames
 from .playing import Playing
+from .tournament_service import Tournaments
 
 __all__ = ["SNAPSHOT_EVERY", "ChallengeExpired", "GameFacts", "GameService", "LiveGame",
            "MoveOutcome", "UserError", "restore_match", "saved_here"]
 
 
 class GameService:
-    """The game services sharing one ``LiveGames``: ``inviting``, ``playing``, ``finishing``
-    and ``live``."""
+    """The game services sharing one ``LiveGames``: ``inviting``, ``playing``, ``finishing``,
+    ``tournaments`` and ``live``."""
 
     def __init__(self, storage: Storage, *, computer_id: int,
                  clock: Callable[[], float] = time.time,
@@ -53,3 +55,4 @@ class GameService:
         self.inviting = Inviting(self.live)
         self.finishing = Finishing(self.live, self.inviting)
         self.playing = Playing(self.live, self.finishing)
+        self.tournaments = Tournaments(self.live, self.playing)

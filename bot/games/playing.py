@@ -98,6 +98,22 @@ class Playing:
             events = live.match.resign(idle)
             return await self._commit(live, idle, user_id, ["claim"], events, turn_moved=True)
 
+    async def decide_late(self, game_id: int) -> bool:
+        """A tournament round's deadline passed: the game is decided by the claim rule, the
+        player on turn (who has not moved) losing; at a table of three or four each player
+        then on turn leaves in turn until one is left. Each is a claim, saved as any other.
+        False if the game was over already."""
+        decided = False
+        while True:
+            async with self.games.lock(game_id):
+                live = await self.games.game(game_id)
+                if live.finished or live.match.is_over:
+                    return decided
+                idle = live.match.game.turn
+                events = live.match.resign(idle)
+                await self._commit(live, idle, None, ["claim"], events, turn_moved=True)
+                decided = True
+
     async def computer_step(self, game_id: int) -> MoveOutcome | None:
         """Play one move for the computer if it is on turn; ``None`` otherwise."""
         async with self.games.lock(game_id):

@@ -513,6 +513,9 @@ def describe_line(row: LedgerRow, viewer: int, currency: str) -> str:
         plan = row.note or "a plan"
         return (f"Netted by {plan}: you owe {money} more" if row.debtor_id == viewer
                 else f"Netted by {plan}: {money} more owed to you")
+    if row.kind == "pot":
+        won = row.creditor_id == viewer
+        return f"{row.note or 'Tournament pot'}: {money} " + ("won" if won else "owed")
     paid_by_viewer = row.creditor_id == viewer
     if row.kind == "forgive":
         return f"{money} forgiven" + (" to you" if paid_by_viewer else " by you")

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from .board_picture import render_board
+from .bracket_picture import draw_bracket
 from .hand_picture import render_hand
 from .plan_picture import render_plan
 from .render_tables import render_leaderboard, render_money_chart
@@ -39,7 +40,7 @@ from .season_picture import render_season_final
 
 DRAWINGS: dict[str, Callable[..., bytes]] = {
     f.__name__: f for f in (render_board, render_hand, render_leaderboard, render_money_chart,
-                            render_season_final, render_plan)}
+                            render_season_final, render_plan, draw_bracket)}
 """What the bot may ask for, by name."""
 
 PIPE_SIZE = 1 << 20

@@ -324,12 +324,33 @@ class SandboxPage:
                          if c.guild_id == self.world.guild.id and c.type == 1})
         return commands
 
+    def _options(self, name: str) -> list[JSON] | None:
+        """The options of ``/name``, a command or a group's subcommand (``tournament
+        create``: the page offers each subcommand as a command of two words); ``None`` if
+        the bot has no such command."""
+        group, _, sub = name.partition(" ")
+        command = self._registered().get(group)
+        if command is None:
+            return None
+        subs = {o["name"]: o for o in command.options if o.get("type") == 1}
+        if not sub:
+            return None if subs else list(command.options)
+        found = subs.get(sub)
+        return None if found is None else list(found.get("options", []))
+
     def _commands(self) -> list[JSON]:
         keys = ("name", "description", "type", "required", "choices", "autocomplete",
                 "min_value", "max_value", "min_length", "max_length")
-        return [{"name": cmd.name, "description": cmd.description,
-                 "options": [{k: o[k] for k in keys if k in o} for o in cmd.options]}
-                for cmd in sorted(self._registered().values(), key=lambda c: c.name)]
+        out = []
+        for cmd in sorted(self._registered().values(), key=lambda c: c.name):
+            subs = [o for o in cmd.options if o.get("type") == 1]
+            for name, description, options in ([(f"{cmd.name} {o['name']}",
+                                                  o.get("description", ""),
+                                                  o.get("options", [])) for o in subs]
+                                               or [(cmd.name, cmd.description, cmd.options)]):
+                out.append({"name": name, "description": description,
+                            "options": [{k: o[k] for k in keys if k in o} for o in options]})
+        return out
 
     def _message(self, message: FakeMessage) -> JSON:
         files = {a.filename: a for a in message.attachments}
@@ -429,13 +450,13 @@ class SandboxPage:
 
     async def _slash(self, viewer: _Viewer, request: JSON) -> None:
         channel = self._channel(request)
-        name = str(request.get("command", "")).strip().lstrip("/").lower()
+        name = " ".join(str(request.get("command", "")).strip().lstrip("/").lower().split())
         given = {str(k): str(v) for k, v in dict(request.get("options") or {}).items()}
-        command = self._registered().get(name)
-        if command is None:
+        declared = self._options(name)
+        if declared is None:
             record = await self._unknown_command(viewer, channel, name, given)
         else:
-            definitions = {o["name"]: o for o in command.options}
+            definitions = {o["name"]: o for o in declared}
             unknown = sorted(set(given) - set(definitions))
             if unknown:
                 raise Refused(f"/{name} has no option {unknown[0]}: its options are "
@@ -511,12 +532,12 @@ class SandboxPage:
 
     async def _autocomplete(self, viewer: _Viewer, request: JSON) -> list[JSON]:
         channel = self._channel(request)
-        name = str(request.get("command", "")).strip().lstrip("/").lower()
-        command = self._registered().get(name)
+        name = " ".join(str(request.get("command", "")).strip().lstrip("/").lower().split())
+        declared = self._options(name)
         focused = str(request.get("focused", ""))
-        if command is None:
+        if declared is None:
             return []
-        definitions = {o["name"]: o for o in command.options}
+        definitions = {o["name"]: o for o in declared}
         if not definitions.get(focused, {}).get("autocomplete"):
             return []
         others: dict[str, Any] = {}

@@ -64,6 +64,7 @@ from .season_records import SeasonPlace, SeasonRecords, SeasonRow
 from .settings_records import SettingsRecords
 from .settlement_records import SettlementRecords
 from .standing_records import StandingRecords
+from .tournament_records import TournamentRecords
 
 __all__ = [
     "DEFAULT_SETTINGS",
@@ -118,6 +119,8 @@ class Storage:
         """The leaderboard, a player's statistics and money over time, and ratings."""
         self.seasons = SeasonRecords(db, now)
         """A server's seasons, their final tables and whether their end was posted."""
+        self.tournaments = TournamentRecords(db, now)
+        """Tournaments: entrants, the games of their tables, their events."""
 
     def _now(self) -> float:
         # Through ``self.clock`` at each call, so that every record reads the one clock.

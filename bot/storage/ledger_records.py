@@ -17,7 +17,7 @@ from .interface import Conn, Row
 from .rows import GameEntry, LedgerRow, OwedExceeded, ledger_row
 from .schema import TABLES
 
-__all__ = ["LedgerRecords", "game_stats", "insert_game_entries"]
+__all__ = ["LedgerRecords", "game_stats", "insert_game_entries", "insert_pot_lines"]
 
 _LOW = "CASE WHEN debtor_id < creditor_id THEN debtor_id ELSE creditor_id END"
 _HIGH = "CASE WHEN debtor_id < creditor_id THEN creditor_id ELSE debtor_id END"
@@ -171,6 +171,22 @@ async def _owed(conn: Conn, guild_id: int, a: int, b: int) -> int:
         (guild_id, low, high))
     owed = int(owed or 0)
     return owed if a == low else -owed
+
+
+async def insert_pot_lines(conn: Conn, guild_id: int, lines: Sequence[tuple[int, int, int]],
+                           note: str, now: float) -> None:
+    """Write a tournament's pot paid out, ``(debtor, creditor, cents)`` each a line of kind
+    ``pot``, with its pair summaries (like a payment: no game, no statistics), in the caller's
+    transaction."""
+    if lines:
+        await conn.lock_ledger(guild_id)
+    for debtor, creditor, cents in lines:
+        entry_id = int(await conn.fetchval(
+            "INSERT INTO ledger (guild_id, kind, debtor_id, creditor_id, amount_cents, note, "
+            "created_at) VALUES (?, 'pot', ?, ?, ?, ?, ?) RETURNING id",
+            (guild_id, debtor, creditor, cents, note, now)))
+        await _apply_to_pair(conn, guild_id, debtor, creditor, cents, game=False, sign=1)
+        await _add_pair_point(conn, guild_id, entry_id, debtor, creditor, cents)
 
 
 class _NothingDone(Exception):

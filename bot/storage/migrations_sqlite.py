@@ -362,8 +362,87 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (plan_id, user_id)
     );
     """,
+    # 10: tournaments (issue 33): a tournament, its entrants, the games of its tables (one per
+    # round, table and attempt: a round is started once) and its events in the order they
+    # happened (append-only; one result per game), from which the pure core rebuilds it. A
+    # buy-in's pot is paid out as ledger lines of a new kind, ``pot``: SQLite keeps a CHECK in
+    # the table's text only, so the text is changed in place (the documented way for a CHECK,
+    # https://sqlite.org/lang_altertable.html#otheralter), the schema's version bumped.
+    """
+    PRAGMA writable_schema = ON;
+    UPDATE sqlite_master SET sql = replace(sql, '''void'', ''netting'')',
+        '''void'', ''netting'', ''pot'')') WHERE type = 'table' AND name = 'ledger';
+    PRAGMA schema_version = schema_version + 1;
+    PRAGMA writable_schema = OFF;
+    CREATE TABLE tournaments (
+        id                 INTEGER PRIMARY KEY,
+        guild_id           INTEGER NOT NULL,
+        channel_id         INTEGER NOT NULL,
+        message_id         INTEGER,
+        board_message_id   INTEGER,
+        result_message_id  INTEGER,
+        organiser_id       INTEGER NOT NULL,
+        name               TEXT    NOT NULL,
+        rules              TEXT    NOT NULL,
+        format             TEXT    NOT NULL,
+        seats              INTEGER NOT NULL DEFAULT 2,
+        stake_cents        INTEGER NOT NULL DEFAULT 0,
+        buy_in_cents       INTEGER NOT NULL DEFAULT 0,
+        currency           TEXT    NOT NULL DEFAULT '$',
+        allow_computer     INTEGER NOT NULL DEFAULT 0,
+        deadline_s         INTEGER NOT NULL,
+        start_at           REAL,
+        status             TEXT    NOT NULL DEFAULT 'open'
+                           CHECK (status IN ('open', 'running', 'finished', 'cancelled')),
+        created_at         REAL    NOT NULL,
+        board_events       INTEGER NOT NULL DEFAULT -1
+    );
+    CREATE INDEX tournaments_status ON tournaments (status, guild_id);
+    CREATE TABLE tournament_entrants (
+        tournament_id  INTEGER NOT NULL REFERENCES tournaments (id),
+        position       INTEGER NOT NULL,
+        user_id        INTEGER NOT NULL,
+        name           TEXT    NOT NULL,
+        rating         REAL    NOT NULL,
+        PRIMARY KEY (tournament_id, position)
+    );
+    CREATE UNIQUE INDEX tournament_entrants_user ON tournament_entrants (tournament_id, user_id);
+    CREATE TABLE tournament_games (
+        tournament_id  INTEGER NOT NULL REFERENCES tournaments (id),
+        round          INTEGER NOT NULL,
+        table_no       INTEGER NOT NULL,
+        attempt        INTEGER NOT NULL,
+        game_id        INTEGER NOT NULL REFERENCES games (id),
+        created_at     REAL    NOT NULL,
+        posted         INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (tournament_id, round, table_no, attempt)
+    );
+    CREATE UNIQUE INDEX tournament_games_game ON tournament_games (game_id);
+    CREATE TABLE tournament_events (
+        tournament_id  INTEGER NOT NULL REFERENCES tournaments (id),
+        seq            INTEGER NOT NULL,
+        kind           TEXT    NOT NULL CHECK (kind IN ('played', 'withdrawal')),
+        round          INTEGER,
+        table_no       INTEGER,
+        places         TEXT,
+        player_id      INTEGER,
+        game_id        INTEGER,
+        created_at     REAL    NOT NULL,
+        PRIMARY KEY (tournament_id, seq)
+    );
+    CREATE UNIQUE INDEX tournament_events_game ON tournament_events (game_id)
+        WHERE game_id IS NOT NULL;
+    CREATE TRIGGER tournament_events_no_update BEFORE UPDATE ON tournament_events
+    BEGIN SELECT RAISE(ABORT, 'the tournament_events is append-only'); END;
+    CREATE TRIGGER tournament_events_no_delete BEFORE DELETE ON tournament_events
+    BEGIN SELECT RAISE(ABORT, 'the tournament_events is append-only'); END;
+    """,
 )
 
+
+_BUMP = "PRAGMA schema_version = schema_version + 1;"
+"""A migration's statement after ``sqlite_master`` was changed by hand: the schema's version
+goes up by one, so that every connection reads the schema again."""
 
 SQLITE_SCHEMA_VERSION = len(MIGRATIONS)
 """The schema version (``PRAGMA user_version``) of a SQLite database this bot has migrated."""
@@ -396,6 +475,9 @@ async def _run(scripts: list[list[str]], version: int, conn: Conn) -> None:
     try:
         for statements in scripts:
             for statement in statements:
+                if statement.strip() == _BUMP:  # one more than it is: read it first
+                    bumped = int(await conn.fetchval("PRAGMA schema_version")) + 1
+                    statement = f"PRAGMA schema_version = {bumped}"
                 await conn.execute(statement)
         await conn.execute(f"PRAGMA user_version = {version}")
         await conn.execute("COMMIT")

@@ -538,7 +538,7 @@ def test_python_m_bot_backup_runs_without_a_token(database: Path, tmp_path: Path
 
 def test_without_arguments_it_still_runs_the_bot(cli: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    import bot.app.client
+    import bot.app.running
 
     started = []
 
@@ -546,7 +546,7 @@ def test_without_arguments_it_still_runs_the_bot(cli: Path,
         started.append(config)
 
     monkeypatch.setenv("DISCORD_TOKEN", "x" * 50)
-    monkeypatch.setattr(bot.app.client, "run", run)
+    monkeypatch.setattr(bot.app.running, "run", run)
     assert main([]) == 0 and len(started) == 1
 
 

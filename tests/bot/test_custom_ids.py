@@ -10,7 +10,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot.app import custom_ids, invitations, ui
+from bot.app import custom_ids, invitations, tournament_flow, ui
 from bot.app.cogs import history_commands as history
 from bot.app.cogs import money_commands as money
 from bot.app.cogs import plan_commands as plan
@@ -19,7 +19,7 @@ BIG = custom_ids.INT64
 """The largest id a game, challenge, payment or user can have."""
 
 FACTORIES = (*ui.DYNAMIC_ITEMS, *invitations.DYNAMIC_ITEMS, *money.DYNAMIC_ITEMS,
-             *history.DYNAMIC_ITEMS, *plan.DYNAMIC_ITEMS)
+             *history.DYNAMIC_ITEMS, *plan.DYNAMIC_ITEMS, *tournament_flow.DYNAMIC_ITEMS)
 
 
 def longest() -> list[discord.ui.DynamicItem[Any]]:
@@ -37,6 +37,7 @@ def longest() -> list[discord.ui.DynamicItem[Any]]:
         history.ReplayHand(BIG, BIG), history.ReplayMoves(BIG),
         history.HistoryPageButton(BIG, 10**9, "older"), history.HistoryReplaySelect.build([]),
         plan.PlanButton(BIG, "withdraw"),
+        tournament_flow.TournamentButton(BIG, "computer"),
     ]
 
 

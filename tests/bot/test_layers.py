@@ -75,7 +75,8 @@ MAY_IMPORT = {
     "bot": {"app", "ops", "storage", "sandbox"},  # __main__: the command line starts them
     "app": {"games", "money", "pictures", "storage", "ops", "tournaments"},
     "ops": {"games", "money", "pictures", "storage"},  # migrate checks copies by replaying
-    "games": {"money", "storage"},  # words come from the engine; pictures and messages format them
+    # words come from the engine; pictures and messages format them; tournaments: the pure core
+    "games": {"money", "storage", "tournaments"},
     "pictures": {"money"},  # amounts, for the tables
     "money": {"storage"},
     "storage": set(),

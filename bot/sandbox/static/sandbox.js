@@ -507,10 +507,17 @@ const OPTION_MARK = /(^|\s)([A-Za-z][\w-]*):(?!\/\/)/g;
 // "/play card:7H to:C1" -> the command, its options so far, what is being typed, and what
 // can't be read (errors, said before anything is sent).
 function parse(text) {
-  const head = /^\/(\S*)(\s?)/.exec(text);
+  let head = /^\/(\S*)(\s?)/.exec(text);
   if (!head) return { kind: "text" };
-  const name = head[1].toLowerCase();
+  let name = head[1].toLowerCase();
   if (!head[2]) return { kind: "command", prefix: name };
+  if (!command(name) && state.commands.some((c) => c.name.startsWith(name + " "))) {
+    // A group: its subcommand is the next word ("/tournament create name:Cup").
+    const two = /^\/(\S*)\s(\S*)(\s?)/.exec(text);
+    name = `${name} ${two[2].toLowerCase()}`;
+    if (!two[3]) return { kind: "command", prefix: name };
+    head = [two[0], name, two[3]];
+  }
   const cmd = command(name);
   const rest = text.slice(head[0].length);
   if (!cmd) return { kind: "unknown", name, options: looseOptions(rest) };
