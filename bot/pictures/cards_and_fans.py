@@ -3,7 +3,7 @@ of a side stack (every card of it shows its corner, rule 8)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -26,6 +26,8 @@ from .picture_palette import (
     _TEXT,
     _WHITE,
     RGB,
+    _blend,
+    _ink,
     _mapped,
 )
 
@@ -64,9 +66,16 @@ class _Tile:
     middle: Image.Image
     bottom: Image.Image
     bottom_mask: Image.Image
+    key: Hashable = None
+    """What the tile is (the arguments it was drawn with): names its blends on a picture drawn
+    in the palette (``picture_palette._blend``)."""
+    middle_in_palette: Image.Image | None = None
+    """The middle as a picture drawn in the palette shows it (mapped again, as the whole
+    picture was mapped before it was drawn in the palette: mapping twice can move a pixel to a
+    neighbouring palette entry)."""
 
     @classmethod
-    def cut(cls, face: Image.Image, rows: int | None = None) -> _Tile:
+    def cut(cls, face: Image.Image, rows: int | None = None, key: Hashable = None) -> _Tile:
         """Cut a card; with ``rows``, keep only its top rows (for a card that stays covered).
 
         The pieces are kept mapped to the pictures' palette, a byte a pixel instead of three:
@@ -78,16 +87,35 @@ class _Tile:
         mask = _masks(w, h)[0]
         r = _radius(w) + 1
         end = h - r if rows is None else min(h - r, rows)
+        middle = _mapped(face.crop((0, r, w, end)))
         return cls(_mapped(face.crop((0, 0, w, r))), mask.crop((0, 0, w, r)),
-                   _mapped(face.crop((0, r, w, end))), _mapped(face.crop((0, h - r, w, h))),
-                   mask.crop((0, h - r, w, h)))
+                   middle, _mapped(face.crop((0, h - r, w, h))),
+                   mask.crop((0, h - r, w, h)), key, _mapped(middle.convert("RGB")))
 
     def paste(self, image: Image.Image, x: int, y: int, *, covered: bool = False) -> None:
-        image.paste(self.top, (x, y), self.top_mask)
-        image.paste(self.middle, (x, y + self.top.height))
+        """Draw the card with its top left corner at ``(x, y)``; ``covered``: leave out its
+        bottom (the next card of a fan covers it)."""
+        top_h, middle_h = self.top.height, self.middle.height
+        if image.mode != "P":
+            image.paste(self.top, (x, y), self.top_mask)
+            image.paste(self.middle, (x, y + top_h))
+            if not covered:
+                image.paste(self.bottom, (x, y + top_h + middle_h), self.bottom_mask)
+            return
+        # A picture drawn in the palette: the middle is a copy, the rounded ends are blended
+        # once per background they land on.
+        w = self.top.width
+        key = self.key if self.key is not None else (self.top.tobytes(), self.middle.tobytes())
+        top, top_mask = self.top, self.top_mask
+        _blend(image, (x, y, x + w, y + top_h), ("top", key),
+               lambda rgb: rgb.paste(top, (0, 0), top_mask))
+        middle = self.middle_in_palette or self.middle
+        image.im.paste(middle.im, (x, y + top_h, x + w, y + top_h + middle_h))
         if not covered:
-            image.paste(self.bottom, (x, y + self.top.height + self.middle.height),
-                        self.bottom_mask)
+            bottom, bottom_mask = self.bottom, self.bottom_mask
+            y1 = y + top_h + middle_h
+            _blend(image, (x, y1, x + w, y1 + bottom.height), ("bottom", key),
+                   lambda rgb: rgb.paste(bottom, (0, 0), bottom_mask))
 
 
 def _suit_colour(card: Card) -> RGB:
@@ -144,9 +172,10 @@ def _card_tile(card: Card, w: int, h: int, corner: int, face: bool, as_rank: int
     if not face:
         # The next card of the fan starts at most _FAN_MAX_STEP lower; its rounded corners
         # show a few rows more of this one.
-        return _Tile.cut(tile, rows=_FAN_MAX_STEP + 2 * _radius(w) + 2)
+        return _Tile.cut(tile, rows=_FAN_MAX_STEP + 2 * _radius(w) + 2,
+                         key=("card", card, w, h, corner, face, as_rank, stands_for))
     _draw_face(draw, card, w, h, pad + _cap_height(corner) + 4, as_rank, stands_for)
-    return _Tile.cut(tile)
+    return _Tile.cut(tile, key=("card", card, w, h, corner, face, as_rank, stands_for))
 
 
 def _draw_face(draw: ImageDraw.ImageDraw, card: Card, w: int, h: int, top: int,
@@ -186,12 +215,12 @@ def _back_tile(w: int, h: int) -> _Tile:
     ImageDraw.Draw(inside).rounded_rectangle(frame, radius, fill=255)
     tile.paste(lattice, (0, 0), inside)
     ImageDraw.Draw(tile).rounded_rectangle(frame, radius, outline=_BACK_LINE, width=line)
-    return _Tile.cut(tile)
+    return _Tile.cut(tile, key=("back", w, h))
 
 
 @lru_cache(maxsize=8)
 def _plain_tile(w: int, h: int) -> _Tile:
-    return _Tile.cut(_blank(w, h, _WHITE))
+    return _Tile.cut(_blank(w, h, _WHITE), key=("plain", w, h))
 
 
 def _paste_card(image: Image.Image, card: Card, x: int, y: int, w: int, h: int, *,
@@ -205,7 +234,7 @@ def _paste_card(image: Image.Image, card: Card, x: int, y: int, w: int, h: int, 
 def _empty_slot(image: Image.Image, x: int, y: int, w: int, h: int, lines: Sequence[str],
                 size: int, bold: bool = True) -> None:
     ImageDraw.Draw(image).rounded_rectangle((x, y, x + w - 1, y + h - 1), _radius(w),
-                                            outline=_SLOT, width=3)
+                                            outline=_ink(image, _SLOT), width=3)
     line_h = round(size * 1.25)
     y0 = y + h / 2 - line_h * (len(lines) - 1) / 2
     for i, line in enumerate(lines):

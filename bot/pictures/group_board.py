@@ -50,6 +50,8 @@ from .picture_palette import (
     _SLOT,
     _TEXT,
     RGB,
+    _ink,
+    _mapped,
 )
 
 
@@ -66,18 +68,20 @@ def _group_base(players: int) -> Image.Image:
     board = Image.new("RGB", (_W, _GROUP_H), _FELT)
     for seat in range(players):
         _draw_group_panel_base(board, _group_cell(seat), lit=False)
-    return board
+    return _mapped(board)
 
 
 def _draw_group_panel_base(board: Image.Image, box: tuple[int, int, int, int], *,
                            lit: bool) -> None:
     x, top, x1, bottom = box
     draw = ImageDraw.Draw(board)
-    draw.rounded_rectangle((x, top, x1, bottom), 14, fill=_FELT_DARK,
-                           outline=_GOLD if lit else _FELT_LINE, width=6 if lit else 2)
+    gold = _ink(board, _GOLD)
+    draw.rounded_rectangle((x, top, x1, bottom), 14, fill=_ink(board, _FELT_DARK),
+                           outline=gold if lit else _ink(board, _FELT_LINE),
+                           width=6 if lit else 2)
     if lit:
-        draw.rounded_rectangle((x, top, x1, top + _GROUP_HEAD), 14, fill=_GOLD)
-        draw.rectangle((x, top + _GROUP_HEAD - 14, x1, top + _GROUP_HEAD), fill=_GOLD)
+        draw.rounded_rectangle((x, top, x1, top + _GROUP_HEAD), 14, fill=gold)
+        draw.rectangle((x, top + _GROUP_HEAD - 14, x1, top + _GROUP_HEAD), fill=gold)
     cx = x + 14 + _CENTRE_W // 2
     _text(board, (cx, top + _GROUP_HEAD + 10), "Pay-off", _GROUP_TEXT, _MUTED, anchor="mt",
           bold=False)
@@ -88,16 +92,17 @@ def _draw_group_board(pub: View, info: BoardInfo) -> Image.Image:
     board = _group_base(players).copy()
     over = pub.result is not None
     draw = ImageDraw.Draw(board)
-    draw.rectangle((0, 0, _W, _HEADER_H), fill=_GOLD if over else _FELT_DARK)
-    draw.rectangle((0, _HEADER_H, _W, _HEADER_H + _SUBHEADER_H), fill=_FELT_DARK)
-    draw.line((0, _HEADER_H, _W, _HEADER_H), fill=_FELT_LINE, width=1)
+    dark = _ink(board, _FELT_DARK)
+    draw.rectangle((0, 0, _W, _HEADER_H), fill=_ink(board, _GOLD) if over else dark)
+    draw.rectangle((0, _HEADER_H, _W, _HEADER_H + _SUBHEADER_H), fill=dark)
+    draw.line((0, _HEADER_H, _W, _HEADER_H), fill=_ink(board, _FELT_LINE), width=1)
     centres = len(pub.centre)
     _text(board, (_centre_x(centres) + 8 + _CENTRE_W // 2, _LABEL_Y), "Stock", _GROUP_TEXT,
           _MUTED, anchor="mt")
     top_box = _moves_box(centres)
     moves_box = _group_cell(3) if players == 3 else top_box
     for box in {top_box, moves_box}:
-        draw.rounded_rectangle(box, 12, fill=_FELT_DARK)
+        draw.rounded_rectangle(box, 12, fill=dark)
     _text(board, (moves_box[0] + 14, moves_box[1] + 8), "Last moves", _GROUP_TEXT, _MUTED,
           anchor="lt")
     _draw_group_header(board, pub, info)
@@ -186,8 +191,8 @@ def _draw_group_panel(board: Image.Image, pub: View, info: BoardInfo, seat: int,
     for k in range(n):
         _back_tile(bw, bh).paste(board, bx + k * step, y)
     if not n:
-        ImageDraw.Draw(board).rounded_rectangle((bx, y, bx + bw, y + bh), 5, outline=_SLOT,
-                                                width=2)
+        ImageDraw.Draw(board).rounded_rectangle((bx, y, bx + bw, y + bh), 5,
+                                                outline=_ink(board, _SLOT), width=2)
     y += bh + 8
     _text(board, (mid, y), f"hand {n}", _GROUP_TEXT, _TEXT, anchor="mt")
     y += 42

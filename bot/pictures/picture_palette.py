@@ -1,15 +1,27 @@
 """The colours of the pictures, the one palette they are mapped to, and the PNG writer.
 
 Every picture is mapped to one fixed palette (no dithering) and saved as an 8-bit PNG, which is
-faster and several times smaller than a truecolour PNG of the same picture."""
+faster and several times smaller than a truecolour PNG of the same picture.
+
+Boards and hands are drawn in that palette from the start (issue 35): a "P" picture, a byte a
+pixel, whose every pixel is already what the PNG holds. Copying a cached base, pasting a card and
+writing the PNG then move a quarter of the bytes of an RGB picture, and the picture is never
+mapped as a whole (that alone was 1.5-3 ms a board). Only what is blended (antialiased text, the
+rounded corners of cards) is worked out in RGB, on the few pixels it covers, and mapped
+(``_blend``); the result is remembered for the same drawing on the same pixels, so a label or a
+card corner drawn again on the same background is a copy.
+"""
 
 from __future__ import annotations
 
 import struct
 import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from functools import lru_cache
 
 from isal import isal_zlib
-from PIL import Image
+from PIL import Image, ImageChops
 
 RGB = tuple[int, int, int]
 
@@ -107,9 +119,134 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 _PLTE = _chunk(b"PLTE", bytes(_PALETTE.getpalette() or ()))
 
 
+_PALETTE_BYTES = bytes(_PALETTE.getpalette() or ())
+
+
 def _mapped(image: Image.Image) -> Image.Image:
-    """``image`` mapped to the fixed palette, each pixel to its nearest colour."""
+    """``image`` mapped to the fixed palette, each pixel to its nearest colour (a picture drawn
+    in the palette already is returned as it is)."""
+    if _in_palette(image):
+        return image
     return image.quantize(palette=_PALETTE, dither=Image.Dither.NONE)
+
+
+def _in_palette(image: Image.Image) -> bool:
+    """Whether ``image`` is drawn in the pictures' palette already (a "P" picture of it)."""
+    return image.mode == "P" and bytes(image.getpalette() or ())[:len(_PALETTE_BYTES)] == \
+        _PALETTE_BYTES
+
+
+@lru_cache(maxsize=256)
+def _index(colour: RGB) -> int:
+    """The palette index a colour is mapped to (as ``_mapped`` maps it)."""
+    return int(_mapped(Image.new("RGB", (1, 1), colour)).getpixel((0, 0)))  # type: ignore[arg-type]
+
+
+def _ink(image: Image.Image, colour: RGB) -> RGB | int:
+    """What to give ``ImageDraw`` to draw ``colour`` on ``image``: its palette index on a
+    picture drawn in the palette, else the colour."""
+    return _index(colour) if image.mode == "P" else colour
+
+
+def _new_picture(size: tuple[int, int], colour: RGB) -> Image.Image:
+    """A new picture drawn in the palette, all of ``colour``."""
+    image = Image.new("P", size, _index(colour))
+    image.putpalette(_PALETTE_BYTES)
+    return image
+
+
+def _raw_palette() -> bytes:
+    """The palette with each named colour at the index it is mapped to.
+
+    Mapping is not exact: the felt (22, 94, 58) is mapped to the entry (21, 90, 55), a blend
+    next to it. A picture drawn in RGB blended its text with the felt itself, so ``_blend``
+    turns a pixel back into the colour that was drawn there, where that is a named colour."""
+    flat = bytearray(_PALETTE_BYTES)
+    for colour in dict.fromkeys(c for pair in _BLENDS for c in pair):
+        i = _index(colour)
+        flat[3 * i:3 * i + 3] = bytes(colour)
+    return bytes(flat)
+
+
+_BLENDS_KEPT = 4096
+"""Blends ``_blend`` remembers: every label, number and card corner of the boards being
+played, on their backgrounds (most are a few hundred bytes; measured at 1,000 open games: a few
+MB)."""
+_RAW_PALETTE = _raw_palette()
+_RAW_COLOURS: tuple[RGB, ...] = tuple(
+    (_RAW_PALETTE[i], _RAW_PALETTE[i + 1], _RAW_PALETTE[i + 2]) for i in range(0, 768, 3))
+"""Each index as the colour drawn there (``_raw_palette``)."""
+
+
+def _maps_back() -> tuple[bool, ...]:
+    image = Image.new("RGB", (256, 1))
+    image.putdata(_RAW_COLOURS)
+    mapped = _mapped(image).tobytes()
+    return tuple(mapped[i] == i for i in range(256))
+
+
+_MAPS_BACK = _maps_back()
+"""Whether each index's colour (``_RAW_COLOURS``) is mapped to that very index: mapping is
+not exact, and a few entries of the palette map to a neighbour."""
+_ANY = [0] + [255] * 255
+_blends: OrderedDict[tuple[Hashable, int, int, int | bytes], Image.Image] = OrderedDict()
+
+
+def _blend(image: Image.Image, box: tuple[int, int, int, int], key: Hashable,
+           draw: Callable[[Image.Image], None]) -> None:
+    """Do ``draw`` (an antialiased drawing, in RGB) on the pixels of ``box`` of ``image``, a
+    picture drawn in the palette, as if ``image`` were RGB and mapped to the palette after.
+
+    The box's pixels are turned into RGB, drawn on, and mapped back; only the pixels the
+    drawing changed are written, so the others keep their index exactly. ``key`` names the
+    drawing (what it draws, in which colour): the result is remembered for that drawing on
+    those very pixels, and the next time it is a copy. Most drawings land on one colour (a
+    label on the felt, a card on a panel): those are remembered by the colour; others by every
+    pixel under them. So a remembered blend is the same whatever else was drawn, and it can
+    carry nothing from another picture."""
+    x0, y0, x1, y1 = box
+    size = (x1 - x0, y1 - y0)
+    low, high = image.im.crop(box).getextrema()  # the core's crop: a quarter of the time
+    under: Image.Image | None = None
+    if low == high:
+        found: tuple[Hashable, int, int, int | bytes] = (key, *size, low)
+    else:
+        under = image.crop(box)
+        found = (key, *size, under.tobytes())
+    done = _blends.get(found)
+    if done is None:
+        done = _drawn_blend(under, low, size, draw)
+        _blends[found] = done
+        if len(_blends) > _BLENDS_KEPT:
+            _blends.popitem(last=False)
+    else:
+        _blends.move_to_end(found)
+    image.im.paste(done.im, box)
+
+
+def _drawn_blend(under: Image.Image | None, low: int, size: tuple[int, int],
+                 draw: Callable[[Image.Image], None]) -> Image.Image:
+    """``draw`` done on ``under`` (or, if ``None``, on ``size`` pixels of the one index
+    ``low``): the pixels it changed mapped to the palette, the others as they were."""
+    if under is None:
+        before = Image.new("RGB", size, _RAW_COLOURS[low])
+        if _MAPS_BACK[low]:
+            # On one colour that maps back to its own index, the whole box can be mapped: the
+            # pixels the drawing left alone come out as they were.
+            draw(before)
+            return _mapped(before)
+        under = Image.new("P", size, low)
+    else:
+        before = under.copy()
+        before.putpalette(_RAW_PALETTE)
+        before = before.convert("RGB")
+    after = before.copy()
+    draw(after)
+    # Any channel changed (a luminance of the difference would miss a change of blue by 1).
+    red, green, blue = ImageChops.difference(before, after).split()
+    changed = ImageChops.lighter(ImageChops.lighter(red, green), blue).point(_ANY)
+    under.paste(_mapped(after), (0, 0), changed)
+    return under
 
 
 def _png(image: Image.Image) -> bytes:
@@ -119,13 +256,15 @@ def _png(image: Image.Image) -> bytes:
     (``isal``), some six times faster than zlib at any level and a little smaller than zlib's
     level 1 (a board: 0.45 ms instead of 2.8 ms, ~58 KB): encoding was half the time of a
     picture. A palette image needs no row filter (the PNG specification advises none), so each
-    row is its filter byte 0 and the palette indices: the picture is pasted one pixel right
-    into a canvas whose first column is 0, and its bytes are the rows as PNG wants them.
+    row is its filter byte 0 and the palette indices: the picture cropped from one pixel left of
+    it has a first column of 0, and its bytes are the rows as PNG wants them. A
+    picture drawn in the palette (``_new_picture``) is written as it is.
     """
-    quantized = _mapped(image)
+    quantized = image if _in_palette(image) else _mapped(image)
     width, height = quantized.size
-    rows = Image.new("P", (width + 1, height), 0)
-    rows.paste(quantized, (1, 0))
+    # Cropped from one pixel left of the picture: the column outside it comes out 0 (a copy
+    # less than pasting into a wider canvas).
+    rows = quantized.crop((-1, 0, width, height))
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8-bit, palette colour
     return b"".join((_PNG_SIGNATURE, _chunk(b"IHDR", header), _PLTE,
                      _chunk(b"IDAT", isal_zlib.compress(rows.tobytes(), 1)),
