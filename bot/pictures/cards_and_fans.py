@@ -87,14 +87,34 @@ class _Tile:
         mask = _masks(w, h)[0]
         r = _radius(w) + 1
         end = h - r if rows is None else min(h - r, rows)
-        middle = _mapped(face.crop((0, r, w, end)))
-        return cls(_mapped(face.crop((0, 0, w, r))), mask.crop((0, 0, w, r)),
-                   middle, _mapped(face.crop((0, h - r, w, h))),
-                   mask.crop((0, h - r, w, h)), key, _mapped(middle.convert("RGB")))
+        # Mapped whole, then cut: mapping is a pixel at a time, and each call costs as much
+        # again for setting up its look-up.
+        mapped = _mapped(face)
+        twice = _mapped(mapped.convert("RGB"))
+        return cls(mapped.crop((0, 0, w, r)), mask.crop((0, 0, w, r)),
+                   mapped.crop((0, r, w, end)), mapped.crop((0, h - r, w, h)),
+                   mask.crop((0, h - r, w, h)), key, twice.crop((0, r, w, end)))
 
-    def paste(self, image: Image.Image, x: int, y: int, *, covered: bool = False) -> None:
+    def rows(self, start: int, count: int) -> bytes:
+        """The indices of ``count`` rows of the middle from row ``start`` of the card, as a
+        picture drawn in the palette has them (remembered: the next card of a fan lands on
+        them, and they name what it lands on)."""
+        found = _ROWS.get((self.key, start, count))
+        if found is None:
+            top = self.top.height
+            middle = self.middle_in_palette or self.middle
+            found = middle.crop((0, start - top, middle.width, start - top + count)).tobytes()
+            if len(_ROWS) >= _ROWS_KEPT:
+                _ROWS.clear()
+            if self.key is not None:
+                _ROWS[(self.key, start, count)] = found
+        return found
+
+    def paste(self, image: Image.Image, x: int, y: int, *, covered: bool = False,
+              over: Hashable = None) -> None:
         """Draw the card with its top left corner at ``(x, y)``; ``covered``: leave out its
-        bottom (the next card of a fan covers it)."""
+        bottom (the next card of a fan covers it); ``over``: what the pixels under its top
+        rows are a function of, if the caller knows (``picture_palette._blend``)."""
         top_h, middle_h = self.top.height, self.middle.height
         if image.mode != "P":
             image.paste(self.top, (x, y), self.top_mask)
@@ -108,7 +128,7 @@ class _Tile:
         key = self.key if self.key is not None else (self.top.tobytes(), self.middle.tobytes())
         top, top_mask = self.top, self.top_mask
         _blend(image, (x, y, x + w, y + top_h), ("top", key),
-               lambda rgb: rgb.paste(top, (0, 0), top_mask))
+               lambda rgb: rgb.paste(top, (0, 0), top_mask), over)
         middle = self.middle_in_palette or self.middle
         image.im.paste(middle.im, (x, y + top_h, x + w, y + top_h + middle_h))
         if not covered:
@@ -116,6 +136,11 @@ class _Tile:
             y1 = y + top_h + middle_h
             _blend(image, (x, y1, x + w, y1 + bottom.height), ("bottom", key),
                    lambda rgb: rgb.paste(bottom, (0, 0), bottom_mask))
+
+
+_ROWS: dict[tuple[Hashable, int, int], bytes] = {}
+_ROWS_KEPT = 8192
+"""Rows of cards kept by ``_Tile.rows`` (a few hundred bytes each)."""
 
 
 def _suit_colour(card: Card) -> RGB:
@@ -225,10 +250,12 @@ def _plain_tile(w: int, h: int) -> _Tile:
 
 def _paste_card(image: Image.Image, card: Card, x: int, y: int, w: int, h: int, *,
                 corner: int | None = None, face: bool = True, as_rank: int = 0,
-                stands_for: str = "") -> None:
+                stands_for: str = "", over: Hashable = None) -> _Tile:
+    """Draw ``card`` at ``(x, y)``, ``w`` by ``h`` (see ``_card_tile``); the tile drawn."""
     corner = corner if corner is not None else _card_sizes(h)[0]
-    _card_tile(card, w, h, corner, face, as_rank, stands_for).paste(image, x, y,
-                                                                    covered=not face)
+    tile = _card_tile(card, w, h, corner, face, as_rank, stands_for)
+    tile.paste(image, x, y, covered=not face, over=over)
+    return tile
 
 
 def _empty_slot(image: Image.Image, x: int, y: int, w: int, h: int, lines: Sequence[str],
@@ -282,11 +309,19 @@ def _draw_fan(board: Image.Image, pile: Sequence[Card], x: int, top: int, bottom
     n = len(pile)
     step = _fan_step(n, bottom - top)
     corner = _corner_for_step(int(step)) if n > 1 else _CORNER_MAX
+    below: tuple[Hashable, int] | None = None
     for i, card in enumerate(pile):
         last = i == n - 1
         stands_for = _ranks_text(jokers[i]) if i < len(jokers) and jokers[i] else ""
-        _paste_card(board, card, x, top + round(i * step), _SIDE_W, _SIDE_H,
-                    corner=_CORNER_MAX if last else corner, face=last, stands_for=stands_for)
+        y = top + round(i * step)
+        # Where the top of a card lands on the middle of the card before it, it lands on
+        # pixels of that card alone, at that offset: those pixels, taken from the card.
+        tile = _paste_card(board, card, x, y, _SIDE_W, _SIDE_H,
+                           corner=_CORNER_MAX if last else corner, face=last,
+                           stands_for=stands_for, over=below)
+        below = None
+        if not last and round((i + 1) * step) - round(i * step) >= tile.top.height:
+            below = tile.rows(round((i + 1) * step) - round(i * step), tile.top.height)
 
 
 def _draw_side_label(image: Image.Image, x: int, y: int, s: int, pile_size: int,

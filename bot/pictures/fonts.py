@@ -154,6 +154,7 @@ def _text(image: Image.Image, xy: tuple[float, float], text: str, size: int, fil
         # A picture drawn in the palette: blended in RGB on the pixels under the text, once
         # per string, colour and background (``picture_palette._blend``).
         _blend(image, box, ("text", text, size, bold, anchor, fill),
-               lambda rgb: rgb.paste(fill, (0, 0, mask.width, mask.height), mask))
+               lambda rgb: rgb.paste(fill, (0, 0, mask.width, mask.height), mask),
+               ink=(fill, mask))
     else:
         image.paste(fill, box, mask)

@@ -189,11 +189,12 @@ _MAPS_BACK = _maps_back()
 """Whether each index's colour (``_RAW_COLOURS``) is mapped to that very index: mapping is
 not exact, and a few entries of the palette map to a neighbour."""
 _ANY = [0] + [255] * 255
-_blends: OrderedDict[tuple[Hashable, int, int, int | bytes], Image.Image] = OrderedDict()
+_blends: OrderedDict[tuple[Hashable, int, int, Hashable], Image.Image] = OrderedDict()
 
 
 def _blend(image: Image.Image, box: tuple[int, int, int, int], key: Hashable,
-           draw: Callable[[Image.Image], None]) -> None:
+           draw: Callable[[Image.Image], None], over: Hashable = None,
+           ink: tuple[RGB, Image.Image] | None = None) -> None:
     """Do ``draw`` (an antialiased drawing, in RGB) on the pixels of ``box`` of ``image``, a
     picture drawn in the palette, as if ``image`` were RGB and mapped to the palette after.
 
@@ -203,25 +204,53 @@ def _blend(image: Image.Image, box: tuple[int, int, int, int], key: Hashable,
     those very pixels, and the next time it is a copy. Most drawings land on one colour (a
     label on the felt, a card on a panel): those are remembered by the colour; others by every
     pixel under them. So a remembered blend is the same whatever else was drawn, and it can
-    carry nothing from another picture."""
+    carry nothing from another picture.
+
+    ``over``, if given, stands for the pixels under the box in that key: the caller knows them
+    to be a function of it (the part of a card that the next card of a fan lands on), and they
+    are neither compared nor copied to be looked up. ``ink``, if given, is what ``draw`` does
+    as a colour and a mask (text): on one colour it is then a look-up per level of the mask."""
     x0, y0, x1, y1 = box
     size = (x1 - x0, y1 - y0)
-    low, high = image.im.crop(box).getextrema()  # the core's crop: a quarter of the time
     under: Image.Image | None = None
-    if low == high:
-        found: tuple[Hashable, int, int, int | bytes] = (key, *size, low)
+    low = high = 0
+    found: tuple[Hashable, int, int, Hashable]
+    if over is not None:
+        found = (key, *size, ("over", over))
     else:
-        under = image.crop(box)
-        found = (key, *size, under.tobytes())
+        low, high = image.im.crop(box).getextrema()  # the core's crop: a quarter of the time
+        if low == high:
+            found = (key, *size, low)
+        else:
+            under = image.crop(box)
+            found = (key, *size, under.tobytes())
     done = _blends.get(found)
     if done is None:
-        done = _drawn_blend(under, low, size, draw)
+        if over is not None:
+            low, high = image.im.crop(box).getextrema()
+            if low != high:
+                under = image.crop(box)
+        if ink is not None and under is None and _MAPS_BACK[low]:
+            done = ink[1].point(_ink_levels(ink[0], low))
+        else:
+            done = _drawn_blend(under, low, size, draw)
         _blends[found] = done
         if len(_blends) > _BLENDS_KEPT:
             _blends.popitem(last=False)
     else:
         _blends.move_to_end(found)
     image.im.paste(done.im, box)
+
+
+@lru_cache(maxsize=256)
+def _ink_levels(colour: RGB, low: int) -> tuple[int, ...]:
+    """The index of ``colour`` drawn over index ``low`` through each level of a mask (0-255):
+    what blending and mapping would give, done once for the 256 levels."""
+    levels = Image.new("L", (256, 1))
+    levels.putdata(range(256))
+    over = Image.new("RGB", (256, 1), _RAW_COLOURS[low])
+    over.paste(colour, (0, 0, 256, 1), levels)
+    return tuple(_mapped(over).tobytes())
 
 
 def _drawn_blend(under: Image.Image | None, low: int, size: tuple[int, int],
