@@ -309,7 +309,7 @@ def _draw_fan(board: Image.Image, pile: Sequence[Card], x: int, top: int, bottom
     n = len(pile)
     step = _fan_step(n, bottom - top)
     corner = _corner_for_step(int(step)) if n > 1 else _CORNER_MAX
-    below: tuple[Hashable, int] | None = None
+    below: bytes | None = None
     for i, card in enumerate(pile):
         last = i == n - 1
         stands_for = _ranks_text(jokers[i]) if i < len(jokers) and jokers[i] else ""
