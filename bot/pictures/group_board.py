@@ -71,6 +71,15 @@ def _group_base(players: int) -> Image.Image:
     return _mapped(board)
 
 
+@lru_cache(maxsize=8)
+def _lit_group_panel(players: int, seat: int) -> Image.Image:
+    """The panel of ``seat`` lit (gold head and frame), on the base: drawn once, pasted."""
+    x, top, x1, bottom = _group_cell(seat)
+    board = _group_base(players).crop((x, top, x1 + 1, bottom + 1))
+    _draw_group_panel_base(board, (0, 0, x1 - x, bottom - top), lit=True)
+    return board
+
+
 def _draw_group_panel_base(board: Image.Image, box: tuple[int, int, int, int], *,
                            lit: bool) -> None:
     x, top, x1, bottom = box
@@ -110,7 +119,7 @@ def _draw_group_board(pub: View, info: BoardInfo) -> Image.Image:
     for seat in range(players):
         box = _group_cell(seat)
         if _seat_lit(pub, seat):
-            _draw_group_panel_base(board, box, lit=True)
+            board.paste(_lit_group_panel(players, seat), box[:2])
         _draw_group_panel(board, pub, info, seat, box)
     if players == 3:
         _draw_order_of_play(board, pub, info, top_box)
