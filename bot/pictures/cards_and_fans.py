@@ -81,8 +81,9 @@ class _Tile:
         The pieces are kept mapped to the pictures' palette, a byte a pixel instead of three:
         the finished picture is mapped to it anyway, so only the blended rims of the corners
         can come out differently (measured on 120 boards and hands: 0.05% of the pixels, by
-        at most 19 of 255). Pasting converts a piece back, some 5% more time a picture for a
-        third of the memory of the tiles (a drawing process of 1,000 games: 10 MB less)."""
+        at most 19 of 255). On a picture drawn in RGB, pasting converts a piece back; on one
+        drawn in the palette (boards and hands), the middle is copied as it is and only the
+        rounded ends are blended (``picture_palette._blend``)."""
         w, h = face.size
         mask = _masks(w, h)[0]
         r = _radius(w) + 1
