@@ -244,6 +244,25 @@ def _back_tile(w: int, h: int) -> _Tile:
     return _Tile.cut(tile, key=("back", w, h))
 
 
+def _draw_backs(image: Image.Image, x: int, y: int, n: int, w: int, h: int, step: int) -> None:
+    """``n`` card backs in a row from ``(x, y)``, each ``step`` px right of the one before (a
+    hand seen from across the table).
+
+    On a picture drawn in the palette they are blended together in RGB, as one drawing: the
+    rounded corners of each back land on the back before it."""
+    back = _back_tile(w, h)
+    if image.mode != "P" or n < 2:
+        for k in range(n):
+            back.paste(image, x + k * step, y)
+        return
+
+    def draw(rgb: Image.Image) -> None:
+        for k in range(n):
+            back.paste(rgb, k * step, 0)
+
+    _blend(image, (x, y, x + w + step * (n - 1), y + h), ("backs", n, w, h, step), draw)
+
+
 @lru_cache(maxsize=8)
 def _plain_tile(w: int, h: int) -> _Tile:
     return _Tile.cut(_blank(w, h, _WHITE), key=("plain", w, h))

@@ -32,7 +32,7 @@ from .cards_and_fans import (
     _CENTRE_H,
     _CENTRE_W,
     _SIDE_W,
-    _back_tile,
+    _draw_backs,
     _draw_fan,
     _draw_side_label,
     _empty_slot,
@@ -197,8 +197,7 @@ def _draw_group_panel(board: Image.Image, pub: View, info: BoardInfo, seat: int,
     bw, bh, step = 42, 58, 17
     span = bw + step * (n - 1) if n else bw
     bx = cx + (_CENTRE_W - span) // 2
-    for k in range(n):
-        _back_tile(bw, bh).paste(board, bx + k * step, y)
+    _draw_backs(board, bx, y, n, bw, bh, step)
     if not n:
         ImageDraw.Draw(board).rounded_rectangle((bx, y, bx + bw, y + bh), 5,
                                                 outline=_ink(board, _SLOT), width=2)

@@ -41,7 +41,7 @@ from .cards_and_fans import (
     _CENTRE_H,
     _CENTRE_W,
     _SIDE_W,
-    _back_tile,
+    _draw_backs,
     _draw_fan,
     _draw_side_label,
     _empty_slot,
@@ -209,8 +209,7 @@ def _draw_panel(board: Image.Image, pub: View, info: BoardInfo, seat: int,
     n = pub.hand_sizes[seat]
     span = _BACK_W + _BACK_STEP * (n - 1) if n else _BACK_W
     bx = cx + (_CENTRE_W - span) // 2
-    for k in range(n):
-        _back_tile(_BACK_W, _BACK_H).paste(board, bx + k * _BACK_STEP, _HAND_Y)
+    _draw_backs(board, bx, _HAND_Y, n, _BACK_W, _BACK_H, _BACK_STEP)
     if not n:
         ImageDraw.Draw(board).rounded_rectangle((bx, _HAND_Y, bx + _BACK_W, _HAND_Y + _BACK_H),
                                                 5, outline=_ink(board, _SLOT), width=2)
