@@ -17,9 +17,9 @@ has run a while) the median, p99 and worst time, and the median and largest PNG 
 (measured on 2 AMD EPYC cores; BENCHMARKS.md has the figures, the machine and the command).
 The ``cpu_`` figures are the CPU time of the drawing thread (``time.thread_time``), which other
 work on a shared machine moves far less than the wall time: ``cpu_ms_*`` of the pictures drawn
-in turn, ``again_cpu_ms_median`` of the same pictures drawn a second time with every cache warm
-(the cards, the text, the blends a picture drawn in the palette remembers: what a picture costs
-once all its parts have been drawn before), ``encode_cpu_ms_median`` the PNG encoding alone.
+in turn, ``again_cpu_ms_median`` of the same pictures drawn a second time (the caches of cards,
+text and blends as the first pass left them: what is kept pays off there), ``encode_cpu_ms_median``
+the PNG encoding alone.
 
 ``render_board_pool`` and ``render_hand_pool``: the same pictures drawn as the bot
 has them drawn, by a drawing process (``bot.pictures.drawing``), timed from the asking to the
@@ -155,8 +155,8 @@ def _measure(render: Callable[[View, BoardInfo], bytes],
              cases: Sequence[tuple[View, BoardInfo]],
              draw: Callable[[View, BoardInfo], Image.Image] | None = None) -> _Measured:
     """Each case drawn in turn (wall and CPU time: the CPU time moves much less with what else
-    the machine does), then every case again (every cache warm), then, with ``draw`` (the
-    picture without its encoding), the encoding of each picture alone."""
+    the machine does), then every case again (the caches as that left them), then, with
+    ``draw`` (the picture without its encoding), the encoding of each picture alone."""
     out = _Measured()
     for view, info in cases:
         started, cpu = time.perf_counter(), time.thread_time()
