@@ -26,6 +26,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from bot.bench.render_bench import positions
+from bot.pictures import cards_and_fans, fonts, picture_palette
 from bot.pictures.board_info import BoardInfo
 from bot.pictures.board_picture import render_board
 from bot.pictures.hand_picture import render_hand
@@ -166,6 +167,38 @@ def test_the_comparison_sees_a_changed_card() -> None:
     a, b = _board(2, 3, 4)(), _board(2, 3, 5)()
     got = difference(a, b)
     assert got.pixels > MOST_PIXELS_DIFFERENT or got.most > MOST_CHANNEL_DIFFERENCE
+
+
+def _clear_drawn_parts() -> None:
+    picture_palette._blends.clear()
+    cards_and_fans._ROWS.clear()
+
+
+def test_remembered_parts_change_no_pixel() -> None:
+    # A picture drawn with every remembered blend and card row gone, and the same picture
+    # drawn after 40 others filled them: the same pixels (and the same PNG).
+    cases = positions(44, seed=11) + positions(12, seed=11, players=4)
+    pub, mine, info = cases[-1]
+    _clear_drawn_parts()
+    fresh = (render_board(pub, info), render_hand(mine, info))
+    for other_pub, other_mine, other_info in cases[:-1]:
+        render_board(other_pub, other_info)
+        render_hand(other_mine, other_info)
+    assert picture_palette._blends
+    assert (render_board(pub, info), render_hand(mine, info)) == fresh
+
+
+def test_a_blend_on_mixed_pixels_is_the_rgb_drawing_mapped() -> None:
+    # Text across stripes of two colours: drawn in the palette, it is what drawing it in RGB
+    # and mapping the picture gives.
+    rgb = Image.new("RGB", (240, 60), picture_palette._FELT)
+    for x in range(0, 240, 20):
+        rgb.paste(picture_palette._WHITE, (x, 0, x + 10, 60))
+    in_palette = picture_palette._mapped(rgb)
+    in_palette.putpalette(picture_palette._PALETTE_BYTES)
+    for image in (rgb, in_palette):
+        fonts._text(image, (6, 30), "Ann: 7♥ → C2", 34, picture_palette._RED, anchor="lm")
+    assert in_palette.tobytes() == picture_palette._mapped(rgb).tobytes()
 
 
 if __name__ == "__main__":
