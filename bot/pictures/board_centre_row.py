@@ -3,16 +3,27 @@ moves."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from PIL import Image, ImageDraw
 
-from engine import View
+from engine import Card, View
 from engine.cards import rank_text
 
 from .board_info import BoardInfo, _plural
 from .board_layout import _CARD_Y, _LABEL_Y, _centre_x, _moves_box
-from .cards_and_fans import _CENTRE_H, _CENTRE_W, _back_tile, _empty_slot, _paste_card, _plain_tile
-from .fonts import _fit, _font, _printable, _record, _text
-from .picture_palette import _BACK, _MUTED, _NEEDS, _TEXT
+from .cards_and_fans import (
+    _CENTRE_H,
+    _CENTRE_W,
+    _back_tile,
+    _card_sizes,
+    _card_tile,
+    _empty_slot,
+    _paste_card,
+    _plain_tile,
+)
+from .fonts import _drawn_cut, _fit, _fit_to_width, _font, _printable, _record, _text
+from .picture_palette import _BACK, _MUTED, _NEEDS, _TEXT, _blend
 
 
 def _draw_centre_row(board: Image.Image, pub: View, info: BoardInfo, least: int,
@@ -34,28 +45,60 @@ def _draw_centre_row(board: Image.Image, pub: View, info: BoardInfo, least: int,
         if stack.is_empty:
             _empty_slot(board, x, _CARD_Y, _CENTRE_W, _CENTRE_H, starters, least, bold=False)
             continue
-        # A hint of depth: one more edge for every few cards under the top card.
-        for k in range(min(3, (n + 2) // 4), 0, -1):
-            _plain_tile(_CENTRE_W, _CENTRE_H).paste(board, x + 3 * k, _CARD_Y - 3 * k)
         top = stack.cards[-1]
         # A wild card stands for the rank of its place in the stack (the bottom card is the Ace).
         as_rank = n if top.rank == rules.wild_rank else 0
-        _paste_card(board, top, x, _CARD_Y, _CENTRE_W, _CENTRE_H, as_rank=as_rank)
+        # A hint of depth: one more edge for every few cards under the top card.
+        _draw_stack(board, x, min(3, (n + 2) // 4), top, as_rank)
         _text(board, (mid, _CARD_Y + _CENTRE_H + 8), f"needs {rank_text(stack.needs)}",
               least, _NEEDS, anchor="mt", bold=False)
     x = _centre_x(len(pub.centre)) + 8
     mid = x + _CENTRE_W // 2
     if pub.stock_size:
         _back_tile(_CENTRE_W, _CENTRE_H).paste(board, x, _CARD_Y)
-        ImageDraw.Draw(board).text(
-            (mid, _CARD_Y + _CENTRE_H // 2), str(pub.stock_size), font=_font(44), fill=_TEXT,
-            anchor="mm", stroke_width=4, stroke_fill=_BACK)
-        _record(str(pub.stock_size), 44)
+        _draw_stock_count(board, x, str(pub.stock_size))
     else:
         _empty_slot(board, x, _CARD_Y, _CENTRE_W, _CENTRE_H, ("empty",), least, bold=False)
     _text(board, (mid, _CARD_Y + _CENTRE_H + 8), _plural(pub.stock_size, "card"), least,
           _TEXT, anchor="mt", bold=False)
     _draw_last_moves(board, info, moves_box or _moves_box(len(pub.centre)), least)
+
+
+def _draw_stack(board: Image.Image, x: int, edges: int, top: Card, as_rank: int) -> None:
+    """A centre stack at ``x``: ``edges`` card edges up and to the right, the top card.
+
+    On a picture drawn in the palette they are blended together in RGB, as one drawing: the
+    rounded corners of each card land on the blended corners of the one before."""
+    if board.mode != "P" or not edges:
+        for k in range(edges, 0, -1):
+            _plain_tile(_CENTRE_W, _CENTRE_H).paste(board, x + 3 * k, _CARD_Y - 3 * k)
+        _paste_card(board, top, x, _CARD_Y, _CENTRE_W, _CENTRE_H, as_rank=as_rank)
+        return
+    plain = _plain_tile(_CENTRE_W, _CENTRE_H)
+    tile = _card_tile(top, _CENTRE_W, _CENTRE_H, _card_sizes(_CENTRE_H)[0], True, as_rank)
+
+    def draw(image: Image.Image) -> None:
+        for k in range(edges, 0, -1):
+            plain.paste(image, 3 * k, 3 * (edges - k))
+        tile.paste(image, 0, 3 * edges)
+
+    _blend(board, (x, _CARD_Y - 3 * edges, x + 3 * edges + _CENTRE_W, _CARD_Y + _CENTRE_H),
+           ("stack", edges, tile.key), draw)
+
+
+def _draw_stock_count(board: Image.Image, x: int, count: str) -> None:
+    """The number of cards in the stock, outlined, on the stock's card back at ``x``."""
+    _record(count, 44)
+
+    def draw(image: Image.Image, left: int = 0, top: int = 0) -> None:
+        ImageDraw.Draw(image).text(
+            (left + _CENTRE_W // 2, top + _CENTRE_H // 2), count, font=_font(44), fill=_TEXT,
+            anchor="mm", stroke_width=4, stroke_fill=_BACK)
+
+    if board.mode == "P":
+        _blend(board, (x, _CARD_Y, x + _CENTRE_W, _CARD_Y + _CENTRE_H), ("stock", count), draw)
+    else:
+        draw(board, x, _CARD_Y)
 
 
 # The joker's own character (U+1F0CF) is in the bundled font, but at the size of a last-moves
@@ -72,14 +115,26 @@ def _in_words(text: str) -> str:
 def _wrap(text: str, size: int, width: int, bold: bool) -> list[str]:
     """``text`` broken at spaces into lines at most ``width`` pixels wide (a word longer than a
     line is cut with an ellipsis)."""
+    lines = _wrapped(text, size, width, bold)
+    if _drawn_cut() is not None:
+        # What is cut short is recorded as it is drawn (``fonts.drawn_text``), cached or not.
+        for word in _printable(text, bold).split():
+            _fit(word, size, width, bold)
+    return list(lines)
+
+
+@lru_cache(maxsize=1024)
+def _wrapped(text: str, size: int, width: int, bold: bool) -> tuple[str, ...]:
+    # A line of the last moves stays on the boards of its game for several moves: measuring its
+    # words once (some 0.5 ms a board) is enough.
     font = _font(size, bold)
     lines: list[str] = []
     for word in _printable(text, bold).split():
         if lines and font.getlength(lines[-1] + " " + word) <= width:
             lines[-1] += " " + word
         else:
-            lines.append(_fit(word, size, width, bold))
-    return lines
+            lines.append(_fit_to_width(word, size, width, bold))
+    return tuple(lines)
 
 
 def _draw_last_moves(board: Image.Image, info: BoardInfo,

@@ -12,9 +12,11 @@ per seat, two to a row, cards as large (``group_board``).
 
 Speed (``python -m bot.bench render``): each card is drawn once per kind and size into a cached
 tile (``cards_and_fans``), text is rasterised once per string and size (``fonts``), the parts of
-the board that do not change are drawn once per layout. The finished picture is mapped to one
-fixed palette and saved as an 8-bit PNG (``picture_palette``). Rendering is CPU work, most of it
-holding the interpreter lock: the bot has it done in another process (``bot.pictures.drawing``).
+the board that do not change are drawn once per layout. The board is drawn in one fixed palette,
+a byte a pixel, and saved as an 8-bit PNG (``picture_palette``): what is antialiased (text, the
+corners of cards) is blended in RGB on its own few pixels, once per background it lands on.
+Rendering is CPU work, most of it holding the interpreter lock: the bot has it done in another
+process (``bot.pictures.drawing``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ of a side stack (every card of it shows its corner, rule 8)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -26,6 +26,8 @@ from .picture_palette import (
     _TEXT,
     _WHITE,
     RGB,
+    _blend,
+    _ink,
     _mapped,
 )
 
@@ -64,30 +66,82 @@ class _Tile:
     middle: Image.Image
     bottom: Image.Image
     bottom_mask: Image.Image
+    key: Hashable = None
+    """What the tile is (the arguments it was drawn with): names its blends on a picture drawn
+    in the palette (``picture_palette._blend``)."""
+    middle_in_palette: Image.Image | None = None
+    """The middle as a picture drawn in the palette shows it (mapped again, as the whole
+    picture was mapped before it was drawn in the palette: mapping twice can move a pixel to a
+    neighbouring palette entry)."""
 
     @classmethod
-    def cut(cls, face: Image.Image, rows: int | None = None) -> _Tile:
+    def cut(cls, face: Image.Image, rows: int | None = None, key: Hashable = None) -> _Tile:
         """Cut a card; with ``rows``, keep only its top rows (for a card that stays covered).
 
         The pieces are kept mapped to the pictures' palette, a byte a pixel instead of three:
         the finished picture is mapped to it anyway, so only the blended rims of the corners
         can come out differently (measured on 120 boards and hands: 0.05% of the pixels, by
-        at most 19 of 255). Pasting converts a piece back, some 5% more time a picture for a
-        third of the memory of the tiles (a drawing process of 1,000 games: 10 MB less)."""
+        at most 19 of 255). On a picture drawn in RGB, pasting converts a piece back; on one
+        drawn in the palette (boards and hands), the middle is copied as it is and only the
+        rounded ends are blended (``picture_palette._blend``)."""
         w, h = face.size
         mask = _masks(w, h)[0]
         r = _radius(w) + 1
         end = h - r if rows is None else min(h - r, rows)
-        return cls(_mapped(face.crop((0, 0, w, r))), mask.crop((0, 0, w, r)),
-                   _mapped(face.crop((0, r, w, end))), _mapped(face.crop((0, h - r, w, h))),
-                   mask.crop((0, h - r, w, h)))
+        # Mapped whole, then cut: mapping is a pixel at a time, and each call costs as much
+        # again for setting up its look-up.
+        mapped = _mapped(face)
+        twice = _mapped(mapped.convert("RGB"))
+        return cls(mapped.crop((0, 0, w, r)), mask.crop((0, 0, w, r)),
+                   mapped.crop((0, r, w, end)), mapped.crop((0, h - r, w, h)),
+                   mask.crop((0, h - r, w, h)), key, twice.crop((0, r, w, end)))
 
-    def paste(self, image: Image.Image, x: int, y: int, *, covered: bool = False) -> None:
-        image.paste(self.top, (x, y), self.top_mask)
-        image.paste(self.middle, (x, y + self.top.height))
+    def rows(self, start: int, count: int) -> bytes:
+        """The indices of ``count`` rows of the middle from row ``start`` of the card, as a
+        picture drawn in the palette has them (remembered: the next card of a fan lands on
+        them, and they name what it lands on)."""
+        found = _ROWS.get((self.key, start, count))
+        if found is None:
+            top = self.top.height
+            middle = self.middle_in_palette or self.middle
+            found = middle.crop((0, start - top, middle.width, start - top + count)).tobytes()
+            if len(_ROWS) >= _ROWS_KEPT:
+                _ROWS.clear()
+            if self.key is not None:
+                _ROWS[(self.key, start, count)] = found
+        return found
+
+    def paste(self, image: Image.Image, x: int, y: int, *, covered: bool = False,
+              over: Hashable = None) -> None:
+        """Draw the card with its top left corner at ``(x, y)``; ``covered``: leave out its
+        bottom (the next card of a fan covers it); ``over``: what the pixels under its top
+        rows are a function of, if the caller knows (``picture_palette._blend``)."""
+        top_h, middle_h = self.top.height, self.middle.height
+        if image.mode != "P":
+            image.paste(self.top, (x, y), self.top_mask)
+            image.paste(self.middle, (x, y + top_h))
+            if not covered:
+                image.paste(self.bottom, (x, y + top_h + middle_h), self.bottom_mask)
+            return
+        # A picture drawn in the palette: the middle is a copy, the rounded ends are blended
+        # once per background they land on.
+        w = self.top.width
+        key = self.key if self.key is not None else (self.top.tobytes(), self.middle.tobytes())
+        top, top_mask = self.top, self.top_mask
+        _blend(image, (x, y, x + w, y + top_h), ("top", key),
+               lambda rgb: rgb.paste(top, (0, 0), top_mask), over)
+        middle = self.middle_in_palette or self.middle
+        image.im.paste(middle.im, (x, y + top_h, x + w, y + top_h + middle_h))
         if not covered:
-            image.paste(self.bottom, (x, y + self.top.height + self.middle.height),
-                        self.bottom_mask)
+            bottom, bottom_mask = self.bottom, self.bottom_mask
+            y1 = y + top_h + middle_h
+            _blend(image, (x, y1, x + w, y1 + bottom.height), ("bottom", key),
+                   lambda rgb: rgb.paste(bottom, (0, 0), bottom_mask))
+
+
+_ROWS: dict[tuple[Hashable, int, int], bytes] = {}
+_ROWS_KEPT = 8192
+"""Rows of cards kept by ``_Tile.rows`` (a few hundred bytes each)."""
 
 
 def _suit_colour(card: Card) -> RGB:
@@ -144,9 +198,10 @@ def _card_tile(card: Card, w: int, h: int, corner: int, face: bool, as_rank: int
     if not face:
         # The next card of the fan starts at most _FAN_MAX_STEP lower; its rounded corners
         # show a few rows more of this one.
-        return _Tile.cut(tile, rows=_FAN_MAX_STEP + 2 * _radius(w) + 2)
+        return _Tile.cut(tile, rows=_FAN_MAX_STEP + 2 * _radius(w) + 2,
+                         key=("card", card, w, h, corner, face, as_rank, stands_for))
     _draw_face(draw, card, w, h, pad + _cap_height(corner) + 4, as_rank, stands_for)
-    return _Tile.cut(tile)
+    return _Tile.cut(tile, key=("card", card, w, h, corner, face, as_rank, stands_for))
 
 
 def _draw_face(draw: ImageDraw.ImageDraw, card: Card, w: int, h: int, top: int,
@@ -186,26 +241,47 @@ def _back_tile(w: int, h: int) -> _Tile:
     ImageDraw.Draw(inside).rounded_rectangle(frame, radius, fill=255)
     tile.paste(lattice, (0, 0), inside)
     ImageDraw.Draw(tile).rounded_rectangle(frame, radius, outline=_BACK_LINE, width=line)
-    return _Tile.cut(tile)
+    return _Tile.cut(tile, key=("back", w, h))
+
+
+def _draw_backs(image: Image.Image, x: int, y: int, n: int, w: int, h: int, step: int) -> None:
+    """``n`` card backs in a row from ``(x, y)``, each ``step`` px right of the one before (a
+    hand seen from across the table).
+
+    On a picture drawn in the palette they are blended together in RGB, as one drawing: the
+    rounded corners of each back land on the back before it."""
+    back = _back_tile(w, h)
+    if image.mode != "P" or n < 2:
+        for k in range(n):
+            back.paste(image, x + k * step, y)
+        return
+
+    def draw(rgb: Image.Image) -> None:
+        for k in range(n):
+            back.paste(rgb, k * step, 0)
+
+    _blend(image, (x, y, x + w + step * (n - 1), y + h), ("backs", n, w, h, step), draw)
 
 
 @lru_cache(maxsize=8)
 def _plain_tile(w: int, h: int) -> _Tile:
-    return _Tile.cut(_blank(w, h, _WHITE))
+    return _Tile.cut(_blank(w, h, _WHITE), key=("plain", w, h))
 
 
 def _paste_card(image: Image.Image, card: Card, x: int, y: int, w: int, h: int, *,
                 corner: int | None = None, face: bool = True, as_rank: int = 0,
-                stands_for: str = "") -> None:
+                stands_for: str = "", over: Hashable = None) -> _Tile:
+    """Draw ``card`` at ``(x, y)``, ``w`` by ``h`` (see ``_card_tile``); the tile drawn."""
     corner = corner if corner is not None else _card_sizes(h)[0]
-    _card_tile(card, w, h, corner, face, as_rank, stands_for).paste(image, x, y,
-                                                                    covered=not face)
+    tile = _card_tile(card, w, h, corner, face, as_rank, stands_for)
+    tile.paste(image, x, y, covered=not face, over=over)
+    return tile
 
 
 def _empty_slot(image: Image.Image, x: int, y: int, w: int, h: int, lines: Sequence[str],
                 size: int, bold: bool = True) -> None:
     ImageDraw.Draw(image).rounded_rectangle((x, y, x + w - 1, y + h - 1), _radius(w),
-                                            outline=_SLOT, width=3)
+                                            outline=_ink(image, _SLOT), width=3)
     line_h = round(size * 1.25)
     y0 = y + h / 2 - line_h * (len(lines) - 1) / 2
     for i, line in enumerate(lines):
@@ -253,11 +329,19 @@ def _draw_fan(board: Image.Image, pile: Sequence[Card], x: int, top: int, bottom
     n = len(pile)
     step = _fan_step(n, bottom - top)
     corner = _corner_for_step(int(step)) if n > 1 else _CORNER_MAX
+    below: bytes | None = None
     for i, card in enumerate(pile):
         last = i == n - 1
         stands_for = _ranks_text(jokers[i]) if i < len(jokers) and jokers[i] else ""
-        _paste_card(board, card, x, top + round(i * step), _SIDE_W, _SIDE_H,
-                    corner=_CORNER_MAX if last else corner, face=last, stands_for=stands_for)
+        y = top + round(i * step)
+        # Where the top of a card lands on the middle of the card before it, it lands on
+        # pixels of that card alone, at that offset: those pixels, taken from the card.
+        tile = _paste_card(board, card, x, y, _SIDE_W, _SIDE_H,
+                           corner=_CORNER_MAX if last else corner, face=last,
+                           stands_for=stands_for, over=below)
+        below = None
+        if not last and round((i + 1) * step) - round(i * step) >= tile.top.height:
+            below = tile.rows(round((i + 1) * step) - round(i * step), tile.top.height)
 
 
 def _draw_side_label(image: Image.Image, x: int, y: int, s: int, pile_size: int,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from .picture_palette import RGB
+from .picture_palette import RGB, _blend
 
 _ASSETS = Path(__file__).resolve().parent / "assets"
 
@@ -78,6 +78,11 @@ def drawn_text() -> Iterator[DrawnText]:
 def _record(text: str, size: int) -> None:
     if _drawn is not None:
         _drawn.texts.append((text, size))
+
+
+def _drawn_cut() -> list[str] | None:
+    """Where ``drawn_text`` records the texts cut short, while it is open."""
+    return _drawn.cut if _drawn is not None else None
 
 
 def _fit(text: str, size: int, width: int, bold: bool = True) -> str:
@@ -144,4 +149,12 @@ def _text(image: Image.Image, xy: tuple[float, float], text: str, size: int, fil
         _drawn.texts.append((text, size))
     mask, left, top = _text_mask(text, size, bold, anchor)
     x, y = round(xy[0]) + left, round(xy[1]) + top
-    image.paste(fill, (x, y, x + mask.width, y + mask.height), mask)
+    box = (x, y, x + mask.width, y + mask.height)
+    if image.mode == "P":
+        # A picture drawn in the palette: blended in RGB on the pixels under the text, once
+        # per string, colour and background (``picture_palette._blend``).
+        _blend(image, box, ("text", text, size, bold, anchor, fill),
+               lambda rgb: rgb.paste(fill, (0, 0, mask.width, mask.height), mask),
+               ink=(fill, mask))
+    else:
+        image.paste(fill, box, mask)

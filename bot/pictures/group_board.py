@@ -32,7 +32,7 @@ from .cards_and_fans import (
     _CENTRE_H,
     _CENTRE_W,
     _SIDE_W,
-    _back_tile,
+    _draw_backs,
     _draw_fan,
     _draw_side_label,
     _empty_slot,
@@ -50,6 +50,8 @@ from .picture_palette import (
     _SLOT,
     _TEXT,
     RGB,
+    _ink,
+    _mapped,
 )
 
 
@@ -66,6 +68,15 @@ def _group_base(players: int) -> Image.Image:
     board = Image.new("RGB", (_W, _GROUP_H), _FELT)
     for seat in range(players):
         _draw_group_panel_base(board, _group_cell(seat), lit=False)
+    return _mapped(board)
+
+
+@lru_cache(maxsize=8)
+def _lit_group_panel(players: int, seat: int) -> Image.Image:
+    """The panel of ``seat`` lit (gold head and frame), on the base: drawn once, pasted."""
+    x, top, x1, bottom = _group_cell(seat)
+    board = _group_base(players).crop((x, top, x1 + 1, bottom + 1))
+    _draw_group_panel_base(board, (0, 0, x1 - x, bottom - top), lit=True)
     return board
 
 
@@ -73,11 +84,13 @@ def _draw_group_panel_base(board: Image.Image, box: tuple[int, int, int, int], *
                            lit: bool) -> None:
     x, top, x1, bottom = box
     draw = ImageDraw.Draw(board)
-    draw.rounded_rectangle((x, top, x1, bottom), 14, fill=_FELT_DARK,
-                           outline=_GOLD if lit else _FELT_LINE, width=6 if lit else 2)
+    gold = _ink(board, _GOLD)
+    draw.rounded_rectangle((x, top, x1, bottom), 14, fill=_ink(board, _FELT_DARK),
+                           outline=gold if lit else _ink(board, _FELT_LINE),
+                           width=6 if lit else 2)
     if lit:
-        draw.rounded_rectangle((x, top, x1, top + _GROUP_HEAD), 14, fill=_GOLD)
-        draw.rectangle((x, top + _GROUP_HEAD - 14, x1, top + _GROUP_HEAD), fill=_GOLD)
+        draw.rounded_rectangle((x, top, x1, top + _GROUP_HEAD), 14, fill=gold)
+        draw.rectangle((x, top + _GROUP_HEAD - 14, x1, top + _GROUP_HEAD), fill=gold)
     cx = x + 14 + _CENTRE_W // 2
     _text(board, (cx, top + _GROUP_HEAD + 10), "Pay-off", _GROUP_TEXT, _MUTED, anchor="mt",
           bold=False)
@@ -88,16 +101,17 @@ def _draw_group_board(pub: View, info: BoardInfo) -> Image.Image:
     board = _group_base(players).copy()
     over = pub.result is not None
     draw = ImageDraw.Draw(board)
-    draw.rectangle((0, 0, _W, _HEADER_H), fill=_GOLD if over else _FELT_DARK)
-    draw.rectangle((0, _HEADER_H, _W, _HEADER_H + _SUBHEADER_H), fill=_FELT_DARK)
-    draw.line((0, _HEADER_H, _W, _HEADER_H), fill=_FELT_LINE, width=1)
+    dark = _ink(board, _FELT_DARK)
+    draw.rectangle((0, 0, _W, _HEADER_H), fill=_ink(board, _GOLD) if over else dark)
+    draw.rectangle((0, _HEADER_H, _W, _HEADER_H + _SUBHEADER_H), fill=dark)
+    draw.line((0, _HEADER_H, _W, _HEADER_H), fill=_ink(board, _FELT_LINE), width=1)
     centres = len(pub.centre)
     _text(board, (_centre_x(centres) + 8 + _CENTRE_W // 2, _LABEL_Y), "Stock", _GROUP_TEXT,
           _MUTED, anchor="mt")
     top_box = _moves_box(centres)
     moves_box = _group_cell(3) if players == 3 else top_box
     for box in {top_box, moves_box}:
-        draw.rounded_rectangle(box, 12, fill=_FELT_DARK)
+        draw.rounded_rectangle(box, 12, fill=dark)
     _text(board, (moves_box[0] + 14, moves_box[1] + 8), "Last moves", _GROUP_TEXT, _MUTED,
           anchor="lt")
     _draw_group_header(board, pub, info)
@@ -105,7 +119,7 @@ def _draw_group_board(pub: View, info: BoardInfo) -> Image.Image:
     for seat in range(players):
         box = _group_cell(seat)
         if _seat_lit(pub, seat):
-            _draw_group_panel_base(board, box, lit=True)
+            board.paste(_lit_group_panel(players, seat), box[:2])
         _draw_group_panel(board, pub, info, seat, box)
     if players == 3:
         _draw_order_of_play(board, pub, info, top_box)
@@ -183,11 +197,10 @@ def _draw_group_panel(board: Image.Image, pub: View, info: BoardInfo, seat: int,
     bw, bh, step = 42, 58, 17
     span = bw + step * (n - 1) if n else bw
     bx = cx + (_CENTRE_W - span) // 2
-    for k in range(n):
-        _back_tile(bw, bh).paste(board, bx + k * step, y)
+    _draw_backs(board, bx, y, n, bw, bh, step)
     if not n:
-        ImageDraw.Draw(board).rounded_rectangle((bx, y, bx + bw, y + bh), 5, outline=_SLOT,
-                                                width=2)
+        ImageDraw.Draw(board).rounded_rectangle((bx, y, bx + bw, y + bh), 5,
+                                                outline=_ink(board, _SLOT), width=2)
     y += bh + 8
     _text(board, (mid, y), f"hand {n}", _GROUP_TEXT, _TEXT, anchor="mt")
     y += 42

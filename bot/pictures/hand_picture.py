@@ -26,6 +26,8 @@ from .picture_palette import (
     _NEEDS,
     _ORANGE,
     _TEXT,
+    _ink,
+    _new_picture,
     _png,
 )
 
@@ -107,12 +109,13 @@ def render_hand(view: View, info: BoardInfo) -> bytes:
 def _draw_hand(view: View, info: BoardInfo) -> Image.Image:
     assert view.hand is not None and view.viewer is not None
     seat = view.viewer
-    image = Image.new("RGB", hand_size(view.players), _FELT)
+    image = _new_picture(hand_size(view.players), _FELT)
     mine = view.my_turn
     hints = _hints(view.legal_moves, view.compulsory) if mine else {}
 
     # Header: whose hand, and whether it is this player's turn.
-    ImageDraw.Draw(image).rectangle((0, 0, _HW, 58), fill=_GOLD if mine else _FELT_DARK)
+    ImageDraw.Draw(image).rectangle((0, 0, _HW, 58),
+                                    fill=_ink(image, _GOLD if mine else _FELT_DARK))
     if view.result is not None:
         status = "game over"
     elif mine:
@@ -144,8 +147,8 @@ def _draw_hand(view: View, info: BoardInfo) -> Image.Image:
 
     # Below: the viewer's pay-off top and side-stack tops, and what the centre needs.
     row_y = card_y + _HAND_H + 100
-    ImageDraw.Draw(image).line((_MARGIN, row_y - 18, _HW - _MARGIN, row_y - 18), fill=_FELT_LINE,
-                               width=2)
+    ImageDraw.Draw(image).line((_MARGIN, row_y - 18, _HW - _MARGIN, row_y - 18),
+                               fill=_ink(image, _FELT_LINE), width=2)
     x = _MARGIN + 20
     card_y = row_y + 30
     _text(image, (x + _SIDE_W // 2, row_y), "Pay-off", 22, _MUTED, anchor="mt")
@@ -186,14 +189,15 @@ def _draw_opponents(image: Image.Image, view: View, info: BoardInfo) -> None:
     names = _names(info, view.players)
     draw = ImageDraw.Draw(image)
     top = _HH
-    draw.line((_MARGIN, top, _HW - _MARGIN, top), fill=_FELT_LINE, width=2)
+    draw.line((_MARGIN, top, _HW - _MARGIN, top), fill=_ink(image, _FELT_LINE), width=2)
     _text(image, (_MARGIN + 20, top + 14), "Next to play, in order", 22, _MUTED, anchor="lt")
     _text(image, (340 + _OPP_W // 2, top + 14), "Pay-off", 22, _MUTED, anchor="mt")
     _text(image, (440, top + 14), "Side stacks: the top card of each", 22, _MUTED, anchor="lt")
     for k, opponent in enumerate(view.opponents):
         y = _OPP_TOP + k * _OPP_ROW
         if k:
-            draw.line((_MARGIN + 20, y - 8, _HW - _MARGIN - 20, y - 8), fill=_FELT_DARK, width=2)
+            draw.line((_MARGIN + 20, y - 8, _HW - _MARGIN - 20, y - 8),
+                      fill=_ink(image, _FELT_DARK), width=2)
         gone = opponent.has_left
         name = ("▶ " if opponent.on_turn else "") + names[opponent.seat]
         _text(image, (_MARGIN + 20, y + 10), name, 30, _MUTED if gone else
@@ -234,7 +238,7 @@ def _draw_hinted(image: Image.Image, card: Card, x: int, y: int, w: int, h: int,
         ring = 7
         ImageDraw.Draw(image).rounded_rectangle(
             (x - ring, y - ring, x + w + ring - 1, y + h + ring - 1), _radius(w) + ring,
-            fill=colour)
+            fill=_ink(image, colour))
     _paste_card(image, card, x, y, w, h)
     width = w + 40
     line_y = y + h + (16 if big else 12)

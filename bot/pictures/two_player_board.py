@@ -41,7 +41,7 @@ from .cards_and_fans import (
     _CENTRE_H,
     _CENTRE_W,
     _SIDE_W,
-    _back_tile,
+    _draw_backs,
     _draw_fan,
     _draw_side_label,
     _empty_slot,
@@ -58,6 +58,8 @@ from .picture_palette import (
     _NEEDS,
     _SLOT,
     _TEXT,
+    _ink,
+    _mapped,
 )
 
 
@@ -77,7 +79,7 @@ def _draw_two_player_board(pub: View, info: BoardInfo) -> Image.Image:
 
 def _board_base(centres: int, lit0: bool, lit1: bool, over: bool, height: int) -> Image.Image:
     """A new picture ``height`` px tall of everything on the board that depends only on the
-    layout and on whose panel is lit.
+    layout and on whose panel is lit, drawn in the palette (``picture_palette``).
 
     Made of cached parts, a base per layout and a lit panel per seat, drawn as tall as a board
     may be, and the foot of each panel: cached whole per combination and height they would be
@@ -94,18 +96,19 @@ def _board_base(centres: int, lit0: bool, lit1: bool, over: bool, height: int) -
     return board
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=4)
 def _unlit_base(centres: int, over: bool) -> Image.Image:
-    # Two: the boards being played, of both layouts (drawing one again takes about 1 ms).
-    return _draw_base(centres, False, False, over)
+    # Four: the boards being played and the finished ones, of both layouts (drawing one again
+    # takes some 3 ms; in the palette, four take less memory than two did in RGB).
+    return _mapped(_draw_base(centres, False, False, over))
 
 
 @lru_cache(maxsize=2)
 def _lit_panel(seat: int) -> Image.Image:
     # Nothing but the panel is drawn inside its box, whatever the layout.
     x = _panel_x(seat)
-    return _draw_base(3, seat == 0, seat == 1, False).crop(
-        (x, _PANEL_TOP, x + _PANEL_W + 1, _TWO_PLAYER_MAX_H - _MARGIN - _FOOT_ROWS))
+    return _mapped(_draw_base(3, seat == 0, seat == 1, False).crop(
+        (x, _PANEL_TOP, x + _PANEL_W + 1, _TWO_PLAYER_MAX_H - _MARGIN - _FOOT_ROWS)))
 
 
 _FOOT_ROWS = 20
@@ -119,7 +122,7 @@ def _panel_foot(lit: bool) -> Image.Image:
     ImageDraw.Draw(foot).rounded_rectangle(
         (0, -4 * _FOOT_ROWS, _PANEL_W, _FOOT_ROWS), 14, fill=_FELT_DARK,
         outline=_GOLD if lit else _FELT_LINE, width=6 if lit else 2)
-    return foot
+    return _mapped(foot)
 
 
 def _draw_base(centres: int, lit0: bool, lit1: bool, over: bool) -> Image.Image:
@@ -206,11 +209,10 @@ def _draw_panel(board: Image.Image, pub: View, info: BoardInfo, seat: int,
     n = pub.hand_sizes[seat]
     span = _BACK_W + _BACK_STEP * (n - 1) if n else _BACK_W
     bx = cx + (_CENTRE_W - span) // 2
-    for k in range(n):
-        _back_tile(_BACK_W, _BACK_H).paste(board, bx + k * _BACK_STEP, _HAND_Y)
+    _draw_backs(board, bx, _HAND_Y, n, _BACK_W, _BACK_H, _BACK_STEP)
     if not n:
         ImageDraw.Draw(board).rounded_rectangle((bx, _HAND_Y, bx + _BACK_W, _HAND_Y + _BACK_H),
-                                                5, outline=_SLOT, width=2)
+                                                5, outline=_ink(board, _SLOT), width=2)
     _text(board, (mid, _HAND_TEXT_Y), f"hand {n}", LEAST_TEXT, _TEXT, anchor="mt")
 
     # The side stacks, fanned down so that every card shows its corner.
