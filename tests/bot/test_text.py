@@ -236,3 +236,12 @@ def test_the_readme_says_who_the_sandbox_admin_is_and_what_a_challenge_is() -> N
     world = new_world(FakeDiscord())
     owner = world.guild.members[world.guild.owner_id]
     assert owner.user.global_name == "Alice"
+
+
+def test_help_with_every_section_fits_one_discord_message() -> None:
+    # /help is three parts written in three modules; together they must stay one message.
+    from bot.app.cogs.game_commands import TABLE_HELP
+    from bot.app.cogs.season_commands import SEASON_HELP
+    from bot.pictures.text import HELP_TEXT
+
+    assert len(HELP_TEXT + TABLE_HELP + SEASON_HELP) <= 2000

@@ -76,9 +76,9 @@ RULE_CHOICES = [Choice(name="kings (Kings wild, to 50 points)", value="kings"),
 
 TABLE_HELP = (
     "\n**Tables of three or four**\n"
-    "`/challenge opponent opponent2 opponent3` invite two or three people (me among them for a "
-    "computer seat); each accepts · `/table seats` an open table anyone may **Join**; the host "
-    "may **Add computer** and **Start** · `/resign` at a table: you leave, the others play on"
+    "`/challenge opponent opponent2 opponent3` invite two or three (me for a computer seat); "
+    "each accepts · `/table seats` an open table anyone may **Join**; the host may **Add "
+    "computer** and **Start** · `/resign` at a table: you leave, the others play on"
     "\n`/tournament create` knockout, Swiss, round robin · `/tournament show`"
 )
 """/help's lines on tables (the words of HELP_TEXT stay the pictures-and-words module's)."""
