@@ -108,7 +108,11 @@ class SeasonService:
         if mode is not None and mode != before.season_mode:
             running = await self.records.open_season(guild_id)
             if running is not None and running.kind != mode:
-                ended = await self._end(running, settings, self.now())
+                # A season whose end has come (the round has not taken it yet) ends then,
+                # not now: a game after its end is the next season's.
+                at = self.now() if running.ends_at is None else min(self.now(),
+                                                                     running.ends_at)
+                ended = await self._end(running, settings, at)
             if mode in ("monthly", "quarterly"):
                 await self.start_calendar(guild_id, mode)
         return settings, ended

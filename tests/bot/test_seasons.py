@@ -281,3 +281,27 @@ async def test_a_round_with_nothing_due_asks_one_query(database: str) -> None:
                                                                    "February 2027"}
     finally:
         await storage.close()
+
+
+async def test_a_change_of_seasons_after_a_season_s_end_ends_it_at_its_end(seasons) -> None:
+    # January's end has come while the bot was down; before the round takes it, an admin
+    # changes seasons to quarterly: January still ends on 1 February, and a game of 2
+    # February is the new season's, not January's.
+    service, clock = seasons
+    storage = service.storage
+    await service.set_mode(G, "monthly", channel_id=555)
+    january = await service.current(G)
+    assert january is not None
+    await _game(storage, BOB, ANN, 100, utc(2027, 1, 25))
+    clock.now = utc(2027, 2, 3)
+    await _game(storage, ANN, BOB, 40, utc(2027, 2, 2))
+    _, ended = await service.set_mode(G, "quarterly")
+    assert ended is not None and ended.id == january.id
+    assert ended.ends_at == utc(2027, 2, 1)
+    assert [(p.user_id, p.games, p.net_cents) for p in await service.table(ended)] == [
+        (ANN, 1, 100), (BOB, 1, -100)]
+    quarter = await service.current(G)
+    assert quarter is not None and quarter.name == "Q1 2027"
+    assert quarter.starts_at == utc(2027, 2, 1)
+    assert {(p.user_id, p.net_cents) for p in await service.table(quarter)} == {
+        (ANN, -40), (BOB, 40)}
