@@ -14,7 +14,8 @@ Points (the season table): a player scores per game he finished in the season,
   better place, as for ratings (rule 28).
 
 The table ranks by points, then net money, then wins, then fewer games (the same points in
-fewer games), then the user id (so it never shuffles). A player with fewer than
+fewer games); players equal on all four share the place (1, 1, 3: two champions), listed by
+user id (so it never shuffles). A player with fewer than
 ``MIN_SEASON_GAMES`` games is listed after the ranked ones without a place.
 """
 
@@ -129,8 +130,11 @@ def season_table(lines: Iterable[LedgerRow], min_games: int = MIN_SEASON_GAMES
         item[1].games < min_games, -item[1].points, -item[1].net, -item[1].wins,
         item[1].games, item[0]))
     out = []
+    place, last = 0, None
     for i, (user, t) in enumerate(order):
         ranked = t.games >= min_games
-        out.append(SeasonStanding(i + 1 if ranked else None, user, t.points, t.games, t.wins,
+        if ranked and (t.points, t.net, t.wins, t.games) != last:
+            place, last = i + 1, (t.points, t.net, t.wins, t.games)
+        out.append(SeasonStanding(place if ranked else None, user, t.points, t.games, t.wins,
                                   t.losses, t.ties, t.net, t.best))
     return out

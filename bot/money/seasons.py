@@ -55,6 +55,8 @@ class FinalStandings:
     most_games: SeasonPlace | None
     best_streak: SeasonPlace | None
     min_games: int = MIN_SEASON_GAMES
+    champions: tuple[SeasonPlace, ...] = ()
+    """Everyone in first place: the champion, and those tied with him on everything."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +76,8 @@ def final_standings(season: SeasonRow, table: list[SeasonPlace], top: int = 5
     most = max(table, key=lambda p: (p.games, -(p.place or 10**9)), default=None)
     streak = max(table, key=lambda p: (p.best_streak, -(p.place or 10**9)), default=None)
     return FinalStandings(season, table, ranked[0] if ranked else None, ranked[:top],
-                          most, streak if streak is not None and streak.best_streak else None)
+                          most, streak if streak is not None and streak.best_streak else None,
+                          champions=tuple(p for p in ranked if p.place == 1))
 
 
 class SeasonService:

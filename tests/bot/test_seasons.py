@@ -9,9 +9,10 @@ import datetime as dt
 
 import pytest
 
+from bot.app.season_posts import final_picture_args, final_text
 from bot.money.season_table import MIN_SEASON_GAMES, period, season_table
 from bot.money.seasons import STALE_CLAIM_S, SeasonService, final_standings
-from bot.storage import LedgerRow, Storage
+from bot.storage import LedgerRow, SeasonRow, Storage
 from bot.user_errors import UserError
 from tests.support import Clock
 
@@ -305,3 +306,22 @@ async def test_a_change_of_seasons_after_a_season_s_end_ends_it_at_its_end(seaso
     assert quarter.starts_at == utc(2027, 2, 1)
     assert {(p.user_id, p.net_cents) for p in await service.table(quarter)} == {
         (ANN, -40), (BOB, 40)}
+
+
+def test_players_tied_on_everything_share_their_place_and_the_title() -> None:
+    # Ann and Bob: 2 wins, 1 loss each, the same money; Cat and Dan below, Dan alone last.
+    lines = (two(BOB, ANN, 10) + two(ANN, BOB, 10) + two(CAT, ANN, 5) + two(CAT, BOB, 5)
+             + two(DAN, CAT, 5) + two(CAT, DAN, 5) + two(DAN, CAT, 1))
+    table = season_table(lines)
+    assert [(p.user_id, p.place) for p in table] == [(ANN, 1), (BOB, 1), (CAT, 3), (DAN, 4)]
+    season = SeasonRow(9, G, "March 2027", "monthly", utc(2027, 3, 1), utc(2027, 4, 1),
+                       "claimed", None, 555, None)
+    final = final_standings(season, table)
+    assert [p.user_id for p in final.champions] == [ANN, BOB]
+    text = final_text(final, "$")
+    assert f"Champions, tied on points, money, wins and games: <@{ANN}> and <@{BOB}>" in text
+    assert f"\n1. <@{ANN}>" in text and f"\n1. <@{BOB}>" in text and f"\n3. <@{CAT}>" in text
+    assert final_picture_args(final, {ANN: "Ann", BOB: "Bob"}, "$")[2] == "Ann & Bob"
+    # Equal points but not equal money: no tie.
+    assert [p.place for p in season_table(lines + two(ANN, BOB, 0) + two(BOB, ANN, 1))] == [
+        1, 2, 3, 4]
