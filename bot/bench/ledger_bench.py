@@ -94,12 +94,35 @@ def _queries(ledger: LedgerService, user: int, other: int, pair_lines: int, ten:
 
             out.append((f"/leaderboard by:{by} rules:{rules or 'all'}", board))
     out.append(("/stats", lambda: ledger.stats(GUILD, user)))
-    # What /ledger-plan reads: every open pair of the server (the plan itself is ``bench plan``).
-    out.append(("/ledger-plan balances", lambda: ledger.storage.ledger.open_balances(GUILD)))
+    # What /ledger-plan reads: every open pair of the server (the plan itself is ``bench plan``),
+    # beside the read as it was before (each column by name, converted), timed in the same run;
+    # the pairs among ten members named; the people with a balance (typed names are looked up
+    # among them), beside how they were found before (from every pair).
+    records = ledger.storage.ledger
+    out.append(("/ledger-plan balances", lambda: records.open_balances(GUILD)))
+    out.append(("/ledger-plan balances (before)", lambda: _open_balances_before(ledger)))
+    out.append(("/ledger-plan balances of 10 members", lambda: records.open_balances(GUILD, ten)))
+    out.append(("/ledger-plan people", lambda: records.people_with_balances(GUILD)))
+    out.append(("/ledger-plan people (before)", lambda: _people_before(ledger)))
     # A leaderboard's names when none of its players is in the bot's member cache. The
     # benchmark has no game rows, so this is the lookup alone, without reading a game.
     out.append(("names of 10 uncached players", lambda: ledger.player_names(GUILD, ten)))
     return out
+
+
+async def _open_balances_before(ledger: LedgerService) -> list[tuple[int, int, int]]:
+    """``open_balances`` as it first was (kept to compare): each column by name, converted."""
+    async with ledger.storage.ledger._db.connection() as conn:
+        rows = await conn.fetchall(
+            "SELECT low_id, high_id, owed_cents FROM pair_balances WHERE guild_id = ? AND "
+            "owed_cents <> 0 ORDER BY low_id, high_id", (GUILD,))
+    return [(int(r["low_id"]), int(r["high_id"]), int(r["owed_cents"])) for r in rows]
+
+
+async def _people_before(ledger: LedgerService) -> list[int]:
+    """The people with a balance as first found (kept to compare): from every open pair."""
+    lines = await _open_balances_before(ledger)
+    return sorted({user for low, high, _ in lines for user in (low, high)})
 
 
 async def _run(entries: int, players: int, seed: int, repeat: int) -> dict[str, object]:

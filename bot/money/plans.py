@@ -140,7 +140,9 @@ class PlanService:
         if members is not None and len(members) < 2:
             raise UserError("A plan needs at least two members: name two or more, or leave "
                             "`members` out for everyone with an open balance.")
-        lines = await self.storage.ledger.open_balances(guild_id)
+        # Only the balances among the members named (the SQL leaves the others out).
+        lines = await self.storage.ledger.open_balances(
+            guild_id, None if members is None else sorted(set(members)))
         chosen = None if members is None else set(members)
         # Pure CPU (up to a second for 16 people): in a thread, so the bot keeps answering.
         plan = await asyncio.to_thread(plan_settlement, lines, chosen)
@@ -155,8 +157,7 @@ class PlanService:
                             f"plan takes ({MAX_MEMBERS}). Name some with `members`.")
         if not plan.netting:
             return Proposal(plan, None)
-        before = pair_balances(lines if chosen is None else
-                               [line for line in lines if line[0] in chosen and line[1] in chosen])
+        before = pair_balances(lines)
         for waiting in await self.storage.plans.still_open([guild_id]):
             if waiting.members == plan.members and waiting.balances == before \
                     and waiting.expires_at > self.storage.clock():
@@ -175,8 +176,7 @@ class PlanService:
 
     async def people_with_balances(self, guild_id: int) -> list[int]:
         """Everyone with an open balance in the server."""
-        lines = await self.storage.ledger.open_balances(guild_id)
-        return sorted({user for low, high, _ in lines for user in (low, high)})
+        return await self.storage.ledger.people_with_balances(guild_id)
 
     async def set_message(self, plan_id: int, message_id: int) -> None:
         """Remember the proposal's public message."""

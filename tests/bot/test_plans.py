@@ -294,3 +294,24 @@ async def test_a_refusal_and_the_last_acceptance_at_once_one_wins_whole(database
     finally:
         await one.close()
         await two.close()
+
+
+async def test_the_balances_a_plan_reads_are_only_those_among_its_members(env) -> None:
+    storage, plans, _, _ = env
+    await chain(storage)  # B owes A, C owes B, D owes C (4 $ each)
+    await owe(storage, (E, A, 150), (A, E, 150))  # square again: not open
+    await owe(storage, (E, D, 25), guild=G + 1)  # another server
+    assert await storage.ledger.open_balances(G, [A, B, C]) == [(A, B, -400), (B, C, -400)]
+    assert await storage.ledger.open_balances(G, [C, A]) == []
+    assert await storage.ledger.open_balances(G, []) == []
+    everyone = await storage.ledger.open_balances(G)
+    assert everyone == [(A, B, -400), (B, C, -400), (C, D, -400)]
+    assert all(type(v) is int for line in everyone for v in line)
+    assert await storage.ledger.people_with_balances(G) == [A, B, C, D]
+    assert await plans.people_with_balances(G) == [A, B, C, D]
+    assert await storage.ledger.people_with_balances(G + 1) == [D, E]
+    # A plan for some members is the same whether the others' balances were read or not.
+    proposal = await plans.propose(guild_id=G, channel_id=1, proposer=A, members=[A, B, C, E])
+    assert proposal.row is not None and proposal.plan.without_balance == (E,)
+    assert proposal.row.balances == {(A, B): -400, (B, C): -400}
+    assert [(p.payer, p.payee, p.cents) for p in proposal.plan.payments] == [(C, A, 400)]
