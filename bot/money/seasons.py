@@ -127,6 +127,9 @@ class SeasonService:
             raise UserError(f"A season's name must be 1 to {NAME_LIMIT} characters.")
         if name.lower() == ALL_TIME or name.lower() == "all time":
             raise UserError("That name is kept for the all-time leaderboard: pick another.")
+        if name.startswith("#") and name[1:].isdigit():
+            raise UserError("A season's name can't be # and a number (that is how the "
+                            "`season:` list points to a season): pick another.")
         settings = await self.storage.settings.get_settings(guild_id)
         if settings.season_mode in ("monthly", "quarterly"):
             raise UserError(f"This server's seasons are {settings.season_mode}: they start and "
@@ -229,21 +232,26 @@ class SeasonService:
         for season in await self.records.recent(guild_id, 100):
             if typed in season.name.lower():
                 when = "running" if season.state == "open" else "ended"
-                out.append((f"{season.name} ({when})"[:100], str(season.id)))
+                out.append((f"{season.name} ({when})"[:100], f"#{season.id}"))
         return out[:25]
 
     async def resolve(self, guild_id: int, text: str) -> SeasonRow | None:
-        """The season ``text`` names (an id from the autocomplete, or a name typed);
-        ``None`` for all time. Raises ``UserError`` if there is no such season."""
+        """The season ``text`` names (``#id`` from the autocomplete, or a name typed: a
+        season named "2027" is found by its name, not as the season of id 2027; bare digits
+        that name none are tried as an id); ``None`` for all time. Raises ``UserError`` if
+        there is no such season."""
         text = text.strip()
         if text.lower() in (ALL_TIME, "all time"):
             return None
-        if text.isdigit():
-            season = await self.records.get(int(text))
+        picked = text[1:] if text.startswith("#") and text[1:].isdigit() else None
+        if picked is None:
+            for season in await self.records.recent(guild_id, 500):
+                if season.name.lower() == text.lower():
+                    return season
+        number = picked or (text if text.isdigit() else None)
+        if number is not None and len(number) <= 18:
+            season = await self.records.get(int(number))
             if season is not None and season.guild_id == guild_id:
-                return season
-        for season in await self.records.recent(guild_id, 500):
-            if season.name.lower() == text.lower():
                 return season
         raise UserError(f"This server has no season {text[:50]!r}: pick one from the list.")
 

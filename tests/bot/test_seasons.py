@@ -246,7 +246,8 @@ async def test_the_season_option_lists_and_finds_seasons(seasons) -> None:
     choices = await service.choices(G, "")
     assert choices[0] == ("All time", "all")
     assert [label for label, _ in choices[1:]] == ["Spring (running)", "Winter (ended)"]
-    assert [v for _, v in await service.choices(G, "win")] == [str(first.id)]
+    assert [v for _, v in await service.choices(G, "win")] == [f"#{first.id}"]
+    assert (await service.resolve(G, f"#{first.id}")).name == "Winter"  # type: ignore[union-attr]
     assert (await service.resolve(G, str(first.id))).name == "Winter"  # type: ignore[union-attr]
     assert (await service.resolve(G, "winter")).id == first.id  # type: ignore[union-attr]
     assert await service.resolve(G, "all") is None
@@ -325,3 +326,20 @@ def test_players_tied_on_everything_share_their_place_and_the_title() -> None:
     # Equal points but not equal money: no tie.
     assert [p.place for p in season_table(lines + two(ANN, BOB, 0) + two(BOB, ANN, 1))] == [
         1, 2, 3, 4]
+
+
+async def test_a_season_named_with_digits_is_found_by_its_name_not_as_an_id(seasons) -> None:
+    service, _ = seasons
+    first = await service.start_manual(G, "Winter")
+    await service.end_manual(G)
+    # A season named as the first one's number: typed, the name wins; picked, the id.
+    named = await service.start_manual(G, str(first.id))
+    assert (await service.resolve(G, str(first.id))).id == named.id  # type: ignore[union-attr]
+    assert (await service.resolve(G, f"#{first.id}")).id == first.id  # type: ignore[union-attr]
+    assert dict(await service.choices(G, ""))[f"{named.name} (running)"] == f"#{named.id}"
+    with pytest.raises(UserError, match="# and a number"):
+        await service.end_manual(G) and await service.start_manual(G, "#12")
+    with pytest.raises(UserError, match="no season"):
+        await service.resolve(G, "#99999999")
+    with pytest.raises(UserError, match="no season"):
+        await service.resolve(G, "9" * 40)  # no id that long: not a database error
