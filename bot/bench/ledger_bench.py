@@ -28,19 +28,25 @@ from pathlib import Path
 from typing import Any
 
 from bot.money.ledger_service import LedgerService
-from bot.storage import LedgerRow, Storage
+from bot.money.season_table import period
+from bot.money.seasons import SeasonService
+from bot.storage import LedgerRow, SeasonRow, Storage
 
 __all__ = ["run_ledger"]
 
 GUILD = 1
 
 
+FIRST_LINE_AT = 1_400_000_000.0
+LAST_LINE_AT = FIRST_LINE_AT + 3000.0 * 100_000
+"""The lines span about ten years at any size (the season board times a month near the end)."""
+
+
 def _lines(entries: int, players: int, rng: random.Random) -> Iterator[LedgerRow]:
     people = list(range(1000, 1000 + players))
-    start = 1_400_000_000.0
     games = 0
     for i in range(entries):
-        when = start + i * 3000.0 * 100_000 / max(entries, 1)  # about ten years at any size
+        when = FIRST_LINE_AT + i * (LAST_LINE_AT - FIRST_LINE_AT) / max(entries, 1)
         a, b = rng.sample(people, 2)
         roll = rng.random()
         if roll < 0.85 or not games:
@@ -104,6 +110,18 @@ def _queries(ledger: LedgerService, user: int, other: int, pair_lines: int, ten:
     out.append(("/ledger-plan balances of 10 members", lambda: records.open_balances(GUILD, ten)))
     out.append(("/ledger-plan people", lambda: records.people_with_balances(GUILD)))
     out.append(("/ledger-plan people (before)", lambda: _people_before(ledger)))
+    # The season board (/leaderboard with seasons on, and /stats' season line): the table of
+    # a whole month and a whole quarter near the end of the data, from their game lines.
+    seasons = SeasonService(ledger.storage)
+    for mode in ("monthly", "quarterly"):
+        start, end, name = period(mode, LAST_LINE_AT - 100 * 86_400)
+        season = SeasonRow(0, GUILD, name, mode, start, end, "open", None, None, None)
+
+        def season_board(season: SeasonRow = season) -> Awaitable[Any]:
+            return seasons.table(season)
+
+        out.append((f"/leaderboard season ({'month' if mode == 'monthly' else 'quarter'})",
+                    season_board))
     # A leaderboard's names when none of its players is in the bot's member cache. The
     # benchmark has no game rows, so this is the lookup alone, without reading a game.
     out.append(("names of 10 uncached players", lambda: ledger.player_names(GUILD, ten)))
