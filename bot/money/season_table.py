@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 from bot.storage import LedgerRow, SeasonPlace
 
-__all__ = ["MIN_SEASON_GAMES", "MODES", "POINTS_FOR_WIN", "SeasonStanding", "period",
-           "season_table"]
+__all__ = ["MIN_SEASON_GAMES", "MODES", "POINTS_FOR_WIN", "GameLine", "SeasonStanding", "period",
+           "season_table", "table_of_games"]
 
 MODES = ("off", "monthly", "quarterly", "manual")
 """A server's seasons: none, one a calendar month, one a calendar quarter, or started and ended
@@ -98,34 +98,46 @@ class _Tally:
                 self.losses += 1
 
 
+GameLine = tuple[int, int | None, int, int, int, int | None, int | None]
+"""A game line as the season table reads it: ``(id, game_id, debtor, creditor, cents,
+winner, margin)`` (``SeasonRecords.game_lines`` reads only these, as plain tuples)."""
+
+
 def season_table(lines: Iterable[LedgerRow], min_games: int = MIN_SEASON_GAMES
                  ) -> list[SeasonStanding]:
     """The season table of the game lines ``lines`` (in ledger order, voided ones left out):
     the ranked players first, by points, net money, wins, fewer games; then the others."""
-    games: dict[int, list[LedgerRow]] = {}
-    for row in lines:
-        if row.kind == "game":
-            games.setdefault(row.game_id if row.game_id is not None else -row.id, []).append(row)
+    return table_of_games(((r.id, r.game_id, r.debtor_id, r.creditor_id, r.amount_cents,
+                            r.winner_id, r.margin) for r in lines if r.kind == "game"),
+                          min_games)
+
+
+def table_of_games(lines: Iterable[GameLine], min_games: int = MIN_SEASON_GAMES
+                   ) -> list[SeasonStanding]:
+    """``season_table`` of game lines given as ``GameLine`` tuples (in ledger order)."""
+    games: dict[int, list[GameLine]] = {}
+    for line in lines:
+        games.setdefault(line[1] if line[1] is not None else -line[0], []).append(line)
     tallies: dict[int, _Tally] = {}
 
     def tally(user: int) -> _Tally:
         return tallies.setdefault(user, _Tally())
 
     for group in games.values():
-        first = group[0]
-        for line in group:
-            tally(line.creditor_id).net += line.amount_cents
-            tally(line.debtor_id).net -= line.amount_cents
-        if first.winner_id is None:
-            for user in dict.fromkeys([first.creditor_id] + [line.debtor_id for line in group]):
+        for _, _, debtor, creditor, cents, _, _ in group:
+            tally(creditor).net += cents
+            tally(debtor).net -= cents
+        _, _, _, winner_seat, _, winner, _ = group[0]
+        if winner is None:
+            for user in dict.fromkeys([winner_seat] + [line[2] for line in group]):
                 tally(user).result("T", POINTS_FOR_DRAW)
             continue
         table_size = len(group) + 1
-        tally(first.creditor_id).result("W", POINTS_FOR_WIN)
-        margins = sorted(line.margin or 0 for line in group)
+        tally(winner_seat).result("W", POINTS_FOR_WIN)
+        margins = sorted(line[6] or 0 for line in group)
         for line in group:
-            place = 2 + margins.index(line.margin or 0)  # equal margins share the better place
-            tally(line.debtor_id).result("L", table_size - place)
+            place = 2 + margins.index(line[6] or 0)  # equal margins share the better place
+            tally(line[2]).result("L", table_size - place)
     order = sorted(tallies.items(), key=lambda item: (
         item[1].games < min_games, -item[1].points, -item[1].net, -item[1].wins,
         item[1].games, item[0]))

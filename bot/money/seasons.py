@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from bot.storage import GuildSettings, SeasonPlace, SeasonRow, Storage
 from bot.user_errors import UserError
 
-from .season_table import MIN_SEASON_GAMES, MODES, period, season_table
+from .season_table import MIN_SEASON_GAMES, MODES, period, table_of_games
 
 __all__ = ["ALL_TIME", "MODE_NAMES", "FinalStandings", "SeasonRecord", "SeasonService"]
 
@@ -38,6 +38,8 @@ MODE_NAMES = {"off": "off", "monthly": "monthly", "quarterly": "quarterly",
               "manual": "by command (/season start, /season end)"}
 
 NAME_LIMIT = 40
+TABLES_KEPT = 256
+"""Running seasons' tables kept in memory (one a server; the oldest goes first)."""
 STALE_CLAIM_S = 600.0
 """A season taken for posting and not marked posted after this long was left by a process
 that stopped: another round takes it again (and looks for the message before posting)."""
@@ -87,6 +89,9 @@ class SeasonService:
         self.storage = storage
         self.records = storage.seasons
         self._calendar_checked = False
+        self._tables: dict[tuple[int, float, float | None],
+                           tuple[tuple[int, int, int], tuple[SeasonPlace, ...]]] = {}
+        """Running seasons' tables, with the mark of the lines they were computed from."""
 
     def now(self) -> float:
         """The storage's clock (tests move it)."""
@@ -205,7 +210,8 @@ class SeasonService:
 
     async def _end(self, season: SeasonRow, settings: GuildSettings, at: float
                    ) -> SeasonRow | None:
-        table = season_table(await self.records.lines(season.guild_id, season.starts_at, at))
+        table = table_of_games(await self.records.game_lines(season.guild_id, season.starts_at,
+                                                             at))
         return await self.records.finish(season.id, at, table, settings.season_channel_id)
 
     # ------------------------------------------------------------------ reading
@@ -219,10 +225,22 @@ class SeasonService:
 
     async def table(self, season: SeasonRow) -> list[SeasonPlace]:
         """A season's table: computed while it runs, as saved once it ended."""
-        if season.state == "open":
-            return season_table(await self.records.lines(season.guild_id, season.starts_at,
-                                                          season.ends_at))
-        return await self.records.places(season.id)
+        if season.state != "open":
+            return await self.records.places(season.id)
+        # Computed from the season's game lines, again only when they changed (a game, a
+        # void): /leaderboard and /stats ask for it far more often than games end.
+        mark = await self.records.game_lines_mark(season.guild_id, season.starts_at,
+                                                  season.ends_at)
+        key = (season.id, season.starts_at, season.ends_at)
+        kept = self._tables.get(key)
+        if kept is not None and kept[0] == mark:
+            return list(kept[1])
+        table = table_of_games(await self.records.game_lines(season.guild_id, season.starts_at,
+                                                             season.ends_at))
+        if len(self._tables) >= TABLES_KEPT:
+            self._tables.pop(next(iter(self._tables)))
+        self._tables[key] = (mark, tuple(table))
+        return table
 
     async def choices(self, guild_id: int, typed: str) -> list[tuple[str, str]]:
         """Autocomplete for ``season:``: (label, value), all time first, then the seasons
@@ -250,9 +268,9 @@ class SeasonService:
                     return season
         number = picked or (text if text.isdigit() else None)
         if number is not None and len(number) <= 18:
-            season = await self.records.get(int(number))
-            if season is not None and season.guild_id == guild_id:
-                return season
+            found = await self.records.get(int(number))
+            if found is not None and found.guild_id == guild_id:
+                return found
         raise UserError(f"This server has no season {text[:50]!r}: pick one from the list.")
 
     async def final(self, season: SeasonRow) -> FinalStandings:

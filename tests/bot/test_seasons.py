@@ -343,3 +343,35 @@ async def test_a_season_named_with_digits_is_found_by_its_name_not_as_an_id(seas
         await service.resolve(G, "#99999999")
     with pytest.raises(UserError, match="no season"):
         await service.resolve(G, "9" * 40)  # no id that long: not a database error
+
+
+async def test_the_running_table_is_read_again_only_when_its_lines_change(seasons) -> None:
+    service, clock = seasons
+    storage = service.storage
+    season = await service.start_manual(G, "Spring")
+    for n, (loser, winner) in enumerate([(BOB, ANN), (ANN, BOB), (CAT, ANN)]):
+        await storage.ledger.import_ledger_lines([LedgerRow(
+            0, G, "game", loser, winner, 100, None, "kings", winner, 3, None, None, None,
+            clock.now + n)])
+    first = await service.table(season)
+    assert [(p.user_id, p.wins) for p in first] == [(ANN, 2), (BOB, 1), (CAT, 0)]
+    statements: list[str] = []
+    await storage._db.trace(statements.append)
+    try:
+        assert await service.table(season) == first
+    finally:
+        await storage._db.trace(None)
+    # Asked again with nothing new: only the index is read, not the season's lines.
+    assert statements and not any("NOT EXISTS" in s for s in statements)
+    # A game and a void are seen at once.
+    await _game(storage, ANN, CAT, 50, clock.now + 10)
+    assert {p.user_id: p.wins for p in await service.table(season)}[CAT] == 1
+    first_line = (await storage.seasons.game_lines(G, season.starts_at, None))[0]
+    assert first_line[2:4] == (BOB, ANN)
+    await storage.ledger.import_ledger_lines([LedgerRow(  # the first game voided
+        0, G, "void", ANN, BOB, 100, None, None, None, None, first_line[0], "misdeal", 9,
+        clock.now + 20)])
+    after = {p.user_id: (p.wins, p.net_cents) for p in await service.table(season)}
+    assert after == {ANN: (1, 100 - 100 - 50), BOB: (1, 100), CAT: (1, -100 + 50)}
+    # Two services (two processes) agree: nothing is kept that the database doesn't say.
+    assert await SeasonService(storage).table(season) == await service.table(season)
