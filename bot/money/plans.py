@@ -98,9 +98,21 @@ def _money(cents: int, currency: str) -> str:
     return format_amount(abs(cents), currency)
 
 
+OWED_LISTED = 15
+"""The most balances one side of "what changes for me" lists (the largest first): a person
+with a balance with 199 others would read 6,000 characters, past a message's 2,000."""
+
+
 def _owed_words(owed: Sequence[Owed], currency: str) -> list[str]:
-    return [f"{_money(o.cents, currency)} {'to' if o.cents > 0 else 'from'} <@{o.other}>"
-            for o in owed]
+    words = [f"{_money(o.cents, currency)} {'to' if o.cents > 0 else 'from'} <@{o.other}>"
+             for o in owed[:OWED_LISTED]]
+    if len(owed) > OWED_LISTED:
+        rest = sum(o.cents for o in owed[OWED_LISTED:])
+        side = "you owe" if rest > 0 else "owed to you"
+        words.append(f"{len(owed) - OWED_LISTED} smaller balances "
+                     + (f"({_money(rest, currency)} {side} in all)" if rest else
+                        "(square in all)"))
+    return words
 
 
 def _and(words: Sequence[str]) -> str:

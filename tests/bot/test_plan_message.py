@@ -11,7 +11,7 @@ import re
 import pytest
 
 from bot.app.cogs.plan_commands import plan_text
-from bot.money.plans import Proposal
+from bot.money.plans import Proposal, describe_change
 from bot.money.settle_plan import pair_balances, plan_settlement
 from bot.storage.plan_records import PlanRow
 
@@ -75,3 +75,19 @@ def test_balances_that_already_are_the_plan_fit_with_the_people_left_out(people:
     assert len(text) <= 2000 and _whole_mentions(text)
     assert text.startswith(f"These {people - 1} payments settle everyone")
     assert text.endswith(note)
+
+
+def test_what_changes_for_someone_with_a_balance_with_everyone_fits_a_message() -> None:
+    # The first person owes each of 120 others; the plan changes all of it.
+    first, *others = _people(121)
+    lines = [(first, o, 1000 + i) for i, o in enumerate(others)]
+    lines += [(others[i], others[i + 1], 700) for i in range(0, 120, 2)]
+    plan = plan_settlement(lines, None)
+    change = {c.user: c for c in plan.people}[first]
+    assert change.changed and len(change.before) == 120
+    words = describe_change(change, "$")
+    assert len(words) < 1900 and _whole_mentions(words)
+    assert words.count("<@") <= 2 * 15
+    assert "105 smaller balances ($" in words and "you owe in all)" in words
+    owed = sum(1000 + i for i in range(120))
+    assert words.endswith(f"(in all you owe ${owed // 100:,}.{owed % 100:02d}, as before).")
