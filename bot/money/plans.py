@@ -224,8 +224,11 @@ class PlanService:
             raise UserError(f"Plan #{plan_id} doesn't change your balances: only the people "
                             "whose balances it changes accept it. Nothing was changed.")
         if done.outcome == "again":
+            waiting = [f"<@{u}>" for u in done.plan.waiting[:20]]
+            if len(done.plan.waiting) > 20:
+                waiting.append(f"{len(done.plan.waiting) - 20} more")
             raise UserError(f"You already accepted plan #{plan_id}; it waits for "
-                            f"{_and([f'<@{u}>' for u in done.plan.waiting])}.")
+                            f"{_and(waiting)}.")
         if done.outcome == "closed":
             raise UserError(closed_words(done.plan) + " Nothing was changed.")
         return done

@@ -315,3 +315,17 @@ async def test_the_balances_a_plan_reads_are_only_those_among_its_members(env) -
     assert proposal.row is not None and proposal.plan.without_balance == (E,)
     assert proposal.row.balances == {(A, B): -400, (B, C): -400}
     assert [(p.payer, p.payee, p.cents) for p in proposal.plan.payments] == [(C, A, 400)]
+
+
+async def test_accepting_twice_in_a_big_plan_names_only_the_first_twenty_waiting(env) -> None:
+    storage, plans, _, _ = env
+    people = list(range(1000, 1041))
+    # A chain among 41 people: everyone but the ends is square after the plan.
+    await owe(storage, *[(people[i + 1], people[i], 100) for i in range(40)])
+    row = (await plans.propose(guild_id=G, channel_id=1, proposer=A, members=None)).row
+    assert row is not None and len(row.waiting) == 41
+    await plans.accept(row.id, people[0])
+    with pytest.raises(UserError) as refused:
+        await plans.accept(row.id, people[0])
+    text = str(refused.value)
+    assert len(text) < 1000 and text.count("<@") == 20 and text.endswith(" and 20 more.")
