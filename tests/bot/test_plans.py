@@ -329,3 +329,15 @@ async def test_accepting_twice_in_a_big_plan_names_only_the_first_twenty_waiting
         await plans.accept(row.id, people[0])
     text = str(refused.value)
     assert len(text) < 1000 and text.count("<@") == 20 and text.endswith(" and 20 more.")
+
+
+async def test_the_round_closes_due_plans_of_a_process_with_forty_thousand_servers(env) -> None:
+    storage, plans, _, clock = env
+    await chain(storage)
+    row = (await plans.propose(guild_id=G, channel_id=1, proposer=A, members=None)).row
+    assert row is not None
+    servers = [G, *range(10_000, 50_000)]  # more than a query's parameters
+    assert [p.id for p in await storage.plans.still_open(servers)] == [row.id]
+    assert await storage.plans.still_open(servers[1:]) == []
+    clock.now = row.expires_at + 1
+    assert [(p.id, p.status) for p in await plans.close_due(servers)] == [(row.id, "expired")]
