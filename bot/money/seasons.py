@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from bot.storage import GuildSettings, SeasonPlace, SeasonRow, Storage
 from bot.user_errors import UserError
 
-from .season_table import MIN_SEASON_GAMES, MODES, period, table_of_games
+from .season_table import MIN_SEASON_GAMES, MODES, SeasonTally, period, table_of_games
 
 __all__ = ["ALL_TIME", "MODE_NAMES", "FinalStandings", "SeasonRecord", "SeasonService"]
 
@@ -89,9 +89,8 @@ class SeasonService:
         self.storage = storage
         self.records = storage.seasons
         self._calendar_checked = False
-        self._tables: dict[tuple[int, float, float | None],
-                           tuple[tuple[int, int, int], tuple[SeasonPlace, ...]]] = {}
-        """Running seasons' tables, with the mark of the lines they were computed from."""
+        self._tables: dict[tuple[int, float, float | None], tuple[int, SeasonTally]] = {}
+        """Running seasons' tables as they were built, with the server's voids then."""
 
     def now(self) -> float:
         """The storage's clock (tests move it)."""
@@ -227,20 +226,30 @@ class SeasonService:
         """A season's table: computed while it runs, as saved once it ended."""
         if season.state != "open":
             return await self.records.places(season.id)
-        # Computed from the season's game lines, again only when they changed (a game, a
-        # void): /leaderboard and /stats ask for it far more often than games end.
-        mark = await self.records.game_lines_mark(season.guild_id, season.starts_at,
-                                                  season.ends_at)
-        key = (season.id, season.starts_at, season.ends_at)
+        # Computed from the season's game lines once, then kept: asked again with no new
+        # line, as it is; after a game, only the new lines are read and folded in (when the
+        # lines up to the last one seen are still those it saw: on PostgreSQL a line with a
+        # lower id may commit later); after a void, read again whole.
+        guild, start, end = season.guild_id, season.starts_at, season.ends_at
+        count, last_id, voids = await self.records.game_lines_mark(guild, start, end)
+        key = (season.id, start, end)
         kept = self._tables.get(key)
-        if kept is not None and kept[0] == mark:
-            return list(kept[1])
-        table = table_of_games(await self.records.game_lines(season.guild_id, season.starts_at,
-                                                             season.ends_at))
+        if kept is not None and kept[0] == voids:
+            tally = kept[1]
+            if (tally.lines, tally.last_id) == (count, last_id):
+                return tally.table()
+            if last_id > tally.last_id and await self.records.game_lines_until(
+                    guild, start, end, tally.last_id) == tally.lines:
+                tally = tally.copy()
+                tally.add(await self.records.game_lines(guild, start, end, tally.last_id))
+                self._tables[key] = (voids, tally)
+                return tally.table()
+        tally = SeasonTally()
+        tally.add(await self.records.game_lines(guild, start, end))
         if len(self._tables) >= TABLES_KEPT:
             self._tables.pop(next(iter(self._tables)))
-        self._tables[key] = (mark, tuple(table))
-        return table
+        self._tables[key] = (voids, tally)
+        return tally.table()
 
     async def choices(self, guild_id: int, typed: str) -> list[tuple[str, str]]:
         """Autocomplete for ``season:``: (label, value), all time first, then the seasons

@@ -375,3 +375,37 @@ async def test_the_running_table_is_read_again_only_when_its_lines_change(season
     assert after == {ANN: (1, 100 - 100 - 50), BOB: (1, 100), CAT: (1, -100 + 50)}
     # Two services (two processes) agree: nothing is kept that the database doesn't say.
     assert await SeasonService(storage).table(season) == await service.table(season)
+
+
+async def test_after_a_game_only_the_new_lines_are_read_and_the_table_is_the_same(
+        seasons, monkeypatch) -> None:
+    service, clock = seasons
+    storage = service.storage
+    season = await service.start_manual(G, "Summer")
+    reads: list[int] = []
+    read = storage.seasons.game_lines
+
+    async def counted(guild: int, start: float, end: float | None, after_id: int = 0):
+        reads.append(after_id)
+        return await read(guild, start, end, after_id)
+
+    monkeypatch.setattr(storage.seasons, "game_lines", counted)
+
+    await _game(storage, BOB, ANN, 100, clock.now + 1)
+    await service.table(season)
+    assert reads == [0]
+    await _game(storage, ANN, BOB, 40, clock.now + 2)
+    await _game(storage, CAT, ANN, 10, clock.now + 3)
+    await _game(storage, CAT, ANN, 10, clock.now + 4)
+    kept = await service.table(season)
+    assert len(reads) == 2 and reads[1] > 0  # the new lines only
+    fresh = await SeasonService(storage).table(season)  # read whole
+    assert kept == fresh and [(p.user_id, p.place, p.points, p.best_streak) for p in kept] == [
+        (ANN, 1, 9, 2), (BOB, None, 3, 1), (CAT, None, 0, 0)]
+    # A table that missed a line committed late (PostgreSQL) is read again whole.
+    [(_, tally)] = service._tables.values()
+    tally.lines -= 1
+    await _game(storage, CAT, DAN, 5, clock.now + 5)
+    reads.clear()
+    assert await service.table(season) == await SeasonService(storage).table(season)
+    assert reads[0] == 0
