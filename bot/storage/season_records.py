@@ -137,12 +137,16 @@ class SeasonRecords(Records):
         object of every column for each was most of the season board's time)."""
         end = "" if ends_at is None else "AND created_at < ?"
         args: list[Any] = [guild_id, starts_at] + ([] if ends_at is None else [ends_at])
+        # Only with a last id seen: then the few lines after it are found by id; without, a
+        # condition on the id would have SQLite walk every game line of the server by id
+        # instead of the season's by time.
+        after = "" if not after_id else "AND id > ?"
         async with self._db.connection() as conn:
             return await conn.fetchtuples(
                 "SELECT id, game_id, debtor_id, creditor_id, amount_cents, winner_id, margin "
                 f"FROM ledger l WHERE guild_id = ? AND kind = 'game' AND created_at >= ? {end} "
-                "AND id > ? AND NOT EXISTS (SELECT 1 FROM ledger v WHERE v.voids_id = l.id) "
-                "ORDER BY id", [*args, after_id])
+                f"{after} AND NOT EXISTS (SELECT 1 FROM ledger v WHERE v.voids_id = l.id) "
+                "ORDER BY id", [*args, *([after_id] if after_id else [])])
 
     async def game_lines_until(self, guild_id: int, starts_at: float, ends_at: float | None,
                                last_id: int) -> int:

@@ -409,3 +409,26 @@ async def test_after_a_game_only_the_new_lines_are_read_and_the_table_is_the_sam
     reads.clear()
     assert await service.table(season) == await SeasonService(storage).table(season)
     assert reads[0] == 0
+
+
+async def test_a_season_read_whole_walks_its_time_range_not_the_server_s_games(
+        tmp_path) -> None:
+    clock = Clock(utc(2027, 1, 20, 12))
+    storage = await Storage.open(str(tmp_path / "s.sqlite3"), clock)
+    try:
+        service = SeasonService(storage)
+        season = await service.start_manual(G, "Spring")
+        await _game(storage, BOB, ANN, 100, clock.now + 1)
+        statements: list[str] = []
+        await storage._db.trace(statements.append)
+        try:
+            await service.table(season)
+        finally:
+            await storage._db.trace(None)
+        [read] = [s for s in statements if "NOT EXISTS" in s]
+        async with storage._db.connection() as conn:
+            plan = " ".join(str(tuple(r)) for r in await conn.fetchall(
+                "EXPLAIN QUERY PLAN " + read))
+        assert "ledger_game_times" in plan, plan
+    finally:
+        await storage.close()
