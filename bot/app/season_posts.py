@@ -90,7 +90,12 @@ def final_text(final: FinalStandings, currency: str, top: int = 5) -> str:
     season = final.season
     lines = [f"🏆 **{season.name}** is over: the final standings {season_marker(season)}, "
              f"{season_span(season)}."]
-    if final.champion is not None:
+    if len(final.champions) > 1:
+        tied = [f"<@{p.user_id}>" for p in final.champions]
+        lines.append(f"Champions, tied on points, money, wins and games: "
+                     f"{', '.join(tied[:-1])} and {tied[-1]} with "
+                     f"{final.champions[0].points} points!")
+    elif final.champion is not None:
         lines.append(f"Champion: <@{final.champion.user_id}> with "
                      f"{final.champion.points} points!")
     else:
@@ -129,7 +134,8 @@ def final_picture_args(final: FinalStandings, names: dict[int, str], currency: s
                      f"{final.best_streak.best_streak} wins in a row")
     champion = final.champion
     return (season.name, season_span(season),
-            name(champion) if champion else "", _line(champion, currency) if champion else "",
+            " & ".join(name(p) for p in final.champions or [champion]) if champion else "",
+            _line(champion, currency) if champion else "",
             rows, tuple(facts), f"Ranked with at least {final.min_games} games. {POINTS_RULE}")
 
 

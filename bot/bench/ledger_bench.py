@@ -28,19 +28,25 @@ from pathlib import Path
 from typing import Any
 
 from bot.money.ledger_service import LedgerService
-from bot.storage import LedgerRow, Storage
+from bot.money.season_table import SeasonTally, period, season_table, table_of_games
+from bot.money.seasons import SeasonService
+from bot.storage import LedgerRow, SeasonRow, Storage
 
 __all__ = ["run_ledger"]
 
 GUILD = 1
 
 
+FIRST_LINE_AT = 1_400_000_000.0
+LAST_LINE_AT = FIRST_LINE_AT + 3000.0 * 100_000
+"""The lines span about ten years at any size (the season board times a month near the end)."""
+
+
 def _lines(entries: int, players: int, rng: random.Random) -> Iterator[LedgerRow]:
     people = list(range(1000, 1000 + players))
-    start = 1_400_000_000.0
     games = 0
     for i in range(entries):
-        when = start + i * 3000.0 * 100_000 / max(entries, 1)  # about ten years at any size
+        when = FIRST_LINE_AT + i * (LAST_LINE_AT - FIRST_LINE_AT) / max(entries, 1)
         a, b = rng.sample(people, 2)
         roll = rng.random()
         if roll < 0.85 or not games:
@@ -94,12 +100,70 @@ def _queries(ledger: LedgerService, user: int, other: int, pair_lines: int, ten:
 
             out.append((f"/leaderboard by:{by} rules:{rules or 'all'}", board))
     out.append(("/stats", lambda: ledger.stats(GUILD, user)))
-    # What /ledger-plan reads: every open pair of the server (the plan itself is ``bench plan``).
-    out.append(("/ledger-plan balances", lambda: ledger.storage.ledger.open_balances(GUILD)))
+    # What /ledger-plan reads: every open pair of the server (the plan itself is ``bench plan``),
+    # beside the read as it was before (each column by name, converted), timed in the same run;
+    # the pairs among ten members named; the people with a balance (typed names are looked up
+    # among them), beside how they were found before (from every pair).
+    records = ledger.storage.ledger
+    out.append(("/ledger-plan balances", lambda: records.open_balances(GUILD)))
+    out.append(("/ledger-plan balances (before)", lambda: _open_balances_before(ledger)))
+    out.append(("/ledger-plan balances of 10 members", lambda: records.open_balances(GUILD, ten)))
+    out.append(("/ledger-plan people", lambda: records.people_with_balances(GUILD)))
+    out.append(("/ledger-plan people (before)", lambda: _people_before(ledger)))
+    # The season board (/leaderboard with seasons on, and /stats' season line) of a whole
+    # month and a whole quarter near the end of the data: as asked (computed the first time,
+    # then kept: the median is a board asked again with no new game), after a game (the
+    # table kept from before the season's last game, which is read and folded in; its cold
+    # run is the season read whole), and as it was computed before.
+    seasons = SeasonService(ledger.storage)
+    for mode in ("monthly", "quarterly"):
+        start, end, name = period(mode, LAST_LINE_AT - 100 * 86_400)
+        season = SeasonRow(0, GUILD, name, mode, start, end, "open", None, None, None)
+        span = "month" if mode == "monthly" else "quarter"
+        kept: list[SeasonTally] = []
+
+        def asked(season: SeasonRow = season) -> Awaitable[Any]:
+            return seasons.table(season)
+
+        async def after_game(season: SeasonRow = season, kept: list[SeasonTally] = kept
+                             ) -> Any:
+            if not kept:  # the first run: nothing kept yet, the season read whole
+                lines = await seasons.records.game_lines(GUILD, season.starts_at,
+                                                         season.ends_at)
+                before_last = SeasonTally()
+                before_last.add(line for line in lines if line[0] < lines[-1][0])
+                kept.append(before_last)
+                return table_of_games(lines)
+            # A copy of the board's service, one game behind (the bench has no voids).
+            behind = SeasonService(ledger.storage)
+            behind._tables[(season.id, season.starts_at, season.ends_at)] = (0, kept[0])
+            return await behind.table(season)
+
+        async def before(start: float = start, end: float = end) -> Any:
+            return season_table(await seasons.records.lines(GUILD, start, end))
+
+        out.append((f"/leaderboard season ({span})", asked))
+        out.append((f"/leaderboard season ({span}) after a game", after_game))
+        out.append((f"/leaderboard season ({span}) (before)", before))
     # A leaderboard's names when none of its players is in the bot's member cache. The
     # benchmark has no game rows, so this is the lookup alone, without reading a game.
     out.append(("names of 10 uncached players", lambda: ledger.player_names(GUILD, ten)))
     return out
+
+
+async def _open_balances_before(ledger: LedgerService) -> list[tuple[int, int, int]]:
+    """``open_balances`` as it first was (kept to compare): each column by name, converted."""
+    async with ledger.storage.ledger._db.connection() as conn:
+        rows = await conn.fetchall(
+            "SELECT low_id, high_id, owed_cents FROM pair_balances WHERE guild_id = ? AND "
+            "owed_cents <> 0 ORDER BY low_id, high_id", (GUILD,))
+    return [(int(r["low_id"]), int(r["high_id"]), int(r["owed_cents"])) for r in rows]
+
+
+async def _people_before(ledger: LedgerService) -> list[int]:
+    """The people with a balance as first found (kept to compare): from every open pair."""
+    lines = await _open_balances_before(ledger)
+    return sorted({user for low, high, _ in lines for user in (low, high)})
 
 
 async def _run(entries: int, players: int, seed: int, repeat: int) -> dict[str, object]:

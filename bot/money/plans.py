@@ -98,9 +98,21 @@ def _money(cents: int, currency: str) -> str:
     return format_amount(abs(cents), currency)
 
 
+OWED_LISTED = 15
+"""The most balances one side of "what changes for me" lists (the largest first): a person
+with a balance with 199 others would read 6,000 characters, past a message's 2,000."""
+
+
 def _owed_words(owed: Sequence[Owed], currency: str) -> list[str]:
-    return [f"{_money(o.cents, currency)} {'to' if o.cents > 0 else 'from'} <@{o.other}>"
-            for o in owed]
+    words = [f"{_money(o.cents, currency)} {'to' if o.cents > 0 else 'from'} <@{o.other}>"
+             for o in owed[:OWED_LISTED]]
+    if len(owed) > OWED_LISTED:
+        rest = sum(o.cents for o in owed[OWED_LISTED:])
+        side = "you owe" if rest > 0 else "owed to you"
+        words.append(f"{len(owed) - OWED_LISTED} smaller balances "
+                     + (f"({_money(rest, currency)} {side} in all)" if rest else
+                        "(square in all)"))
+    return words
 
 
 def _and(words: Sequence[str]) -> str:
@@ -140,7 +152,9 @@ class PlanService:
         if members is not None and len(members) < 2:
             raise UserError("A plan needs at least two members: name two or more, or leave "
                             "`members` out for everyone with an open balance.")
-        lines = await self.storage.ledger.open_balances(guild_id)
+        # Only the balances among the members named (the SQL leaves the others out).
+        lines = await self.storage.ledger.open_balances(
+            guild_id, None if members is None else sorted(set(members)))
         chosen = None if members is None else set(members)
         # Pure CPU (up to a second for 16 people): in a thread, so the bot keeps answering.
         plan = await asyncio.to_thread(plan_settlement, lines, chosen)
@@ -155,8 +169,7 @@ class PlanService:
                             f"plan takes ({MAX_MEMBERS}). Name some with `members`.")
         if not plan.netting:
             return Proposal(plan, None)
-        before = pair_balances(lines if chosen is None else
-                               [line for line in lines if line[0] in chosen and line[1] in chosen])
+        before = pair_balances(lines)
         for waiting in await self.storage.plans.still_open([guild_id]):
             if waiting.members == plan.members and waiting.balances == before \
                     and waiting.expires_at > self.storage.clock():
@@ -175,8 +188,7 @@ class PlanService:
 
     async def people_with_balances(self, guild_id: int) -> list[int]:
         """Everyone with an open balance in the server."""
-        lines = await self.storage.ledger.open_balances(guild_id)
-        return sorted({user for low, high, _ in lines for user in (low, high)})
+        return await self.storage.ledger.people_with_balances(guild_id)
 
     async def set_message(self, plan_id: int, message_id: int) -> None:
         """Remember the proposal's public message."""
@@ -212,8 +224,11 @@ class PlanService:
             raise UserError(f"Plan #{plan_id} doesn't change your balances: only the people "
                             "whose balances it changes accept it. Nothing was changed.")
         if done.outcome == "again":
+            waiting = [f"<@{u}>" for u in done.plan.waiting[:20]]
+            if len(done.plan.waiting) > 20:
+                waiting.append(f"{len(done.plan.waiting) - 20} more")
             raise UserError(f"You already accepted plan #{plan_id}; it waits for "
-                            f"{_and([f'<@{u}>' for u in done.plan.waiting])}.")
+                            f"{_and(waiting)}.")
         if done.outcome == "closed":
             raise UserError(closed_words(done.plan) + " Nothing was changed.")
         return done

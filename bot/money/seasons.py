@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from bot.storage import GuildSettings, SeasonPlace, SeasonRow, Storage
 from bot.user_errors import UserError
 
-from .season_table import MIN_SEASON_GAMES, MODES, period, season_table
+from .season_table import MIN_SEASON_GAMES, MODES, SeasonTally, period, table_of_games
 
 __all__ = ["ALL_TIME", "MODE_NAMES", "FinalStandings", "SeasonRecord", "SeasonService"]
 
@@ -38,6 +38,8 @@ MODE_NAMES = {"off": "off", "monthly": "monthly", "quarterly": "quarterly",
               "manual": "by command (/season start, /season end)"}
 
 NAME_LIMIT = 40
+TABLES_KEPT = 256
+"""Running seasons' tables kept in memory (one a server; the oldest goes first)."""
 STALE_CLAIM_S = 600.0
 """A season taken for posting and not marked posted after this long was left by a process
 that stopped: another round takes it again (and looks for the message before posting)."""
@@ -55,6 +57,8 @@ class FinalStandings:
     most_games: SeasonPlace | None
     best_streak: SeasonPlace | None
     min_games: int = MIN_SEASON_GAMES
+    champions: tuple[SeasonPlace, ...] = ()
+    """Everyone in first place: the champion, and those tied with him on everything."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +78,8 @@ def final_standings(season: SeasonRow, table: list[SeasonPlace], top: int = 5
     most = max(table, key=lambda p: (p.games, -(p.place or 10**9)), default=None)
     streak = max(table, key=lambda p: (p.best_streak, -(p.place or 10**9)), default=None)
     return FinalStandings(season, table, ranked[0] if ranked else None, ranked[:top],
-                          most, streak if streak is not None and streak.best_streak else None)
+                          most, streak if streak is not None and streak.best_streak else None,
+                          champions=tuple(p for p in ranked if p.place == 1))
 
 
 class SeasonService:
@@ -84,6 +89,8 @@ class SeasonService:
         self.storage = storage
         self.records = storage.seasons
         self._calendar_checked = False
+        self._tables: dict[tuple[int, float, float | None], tuple[int, SeasonTally]] = {}
+        """Running seasons' tables as they were built, with the server's voids then."""
 
     def now(self) -> float:
         """The storage's clock (tests move it)."""
@@ -108,7 +115,11 @@ class SeasonService:
         if mode is not None and mode != before.season_mode:
             running = await self.records.open_season(guild_id)
             if running is not None and running.kind != mode:
-                ended = await self._end(running, settings, self.now())
+                # A season whose end has come (the round has not taken it yet) ends then,
+                # not now: a game after its end is the next season's.
+                at = self.now() if running.ends_at is None else min(self.now(),
+                                                                     running.ends_at)
+                ended = await self._end(running, settings, at)
             if mode in ("monthly", "quarterly"):
                 await self.start_calendar(guild_id, mode)
         return settings, ended
@@ -120,6 +131,9 @@ class SeasonService:
             raise UserError(f"A season's name must be 1 to {NAME_LIMIT} characters.")
         if name.lower() == ALL_TIME or name.lower() == "all time":
             raise UserError("That name is kept for the all-time leaderboard: pick another.")
+        if name.startswith("#") and name[1:].isdigit():
+            raise UserError("A season's name can't be # and a number (that is how the "
+                            "`season:` list points to a season): pick another.")
         settings = await self.storage.settings.get_settings(guild_id)
         if settings.season_mode in ("monthly", "quarterly"):
             raise UserError(f"This server's seasons are {settings.season_mode}: they start and "
@@ -195,7 +209,8 @@ class SeasonService:
 
     async def _end(self, season: SeasonRow, settings: GuildSettings, at: float
                    ) -> SeasonRow | None:
-        table = season_table(await self.records.lines(season.guild_id, season.starts_at, at))
+        table = table_of_games(await self.records.game_lines(season.guild_id, season.starts_at,
+                                                             at))
         return await self.records.finish(season.id, at, table, settings.season_channel_id)
 
     # ------------------------------------------------------------------ reading
@@ -209,10 +224,32 @@ class SeasonService:
 
     async def table(self, season: SeasonRow) -> list[SeasonPlace]:
         """A season's table: computed while it runs, as saved once it ended."""
-        if season.state == "open":
-            return season_table(await self.records.lines(season.guild_id, season.starts_at,
-                                                          season.ends_at))
-        return await self.records.places(season.id)
+        if season.state != "open":
+            return await self.records.places(season.id)
+        # Computed from the season's game lines once, then kept: asked again with no new
+        # line, as it is; after a game, only the new lines are read and folded in (when the
+        # lines up to the last one seen are still those it saw: on PostgreSQL a line with a
+        # lower id may commit later); after a void, read again whole.
+        guild, start, end = season.guild_id, season.starts_at, season.ends_at
+        count, last_id, voids = await self.records.game_lines_mark(guild, start, end)
+        key = (season.id, start, end)
+        kept = self._tables.get(key)
+        if kept is not None and kept[0] == voids:
+            tally = kept[1]
+            if (tally.lines, tally.last_id) == (count, last_id):
+                return tally.table()
+            if last_id > tally.last_id and await self.records.game_lines_until(
+                    guild, start, end, tally.last_id) == tally.lines:
+                tally = tally.copy()
+                tally.add(await self.records.game_lines(guild, start, end, tally.last_id))
+                self._tables[key] = (voids, tally)
+                return tally.table()
+        tally = SeasonTally()
+        tally.add(await self.records.game_lines(guild, start, end))
+        if len(self._tables) >= TABLES_KEPT:
+            self._tables.pop(next(iter(self._tables)))
+        self._tables[key] = (voids, tally)
+        return tally.table()
 
     async def choices(self, guild_id: int, typed: str) -> list[tuple[str, str]]:
         """Autocomplete for ``season:``: (label, value), all time first, then the seasons
@@ -222,22 +259,27 @@ class SeasonService:
         for season in await self.records.recent(guild_id, 100):
             if typed in season.name.lower():
                 when = "running" if season.state == "open" else "ended"
-                out.append((f"{season.name} ({when})"[:100], str(season.id)))
+                out.append((f"{season.name} ({when})"[:100], f"#{season.id}"))
         return out[:25]
 
     async def resolve(self, guild_id: int, text: str) -> SeasonRow | None:
-        """The season ``text`` names (an id from the autocomplete, or a name typed);
-        ``None`` for all time. Raises ``UserError`` if there is no such season."""
+        """The season ``text`` names (``#id`` from the autocomplete, or a name typed: a
+        season named "2027" is found by its name, not as the season of id 2027; bare digits
+        that name none are tried as an id); ``None`` for all time. Raises ``UserError`` if
+        there is no such season."""
         text = text.strip()
         if text.lower() in (ALL_TIME, "all time"):
             return None
-        if text.isdigit():
-            season = await self.records.get(int(text))
-            if season is not None and season.guild_id == guild_id:
-                return season
-        for season in await self.records.recent(guild_id, 500):
-            if season.name.lower() == text.lower():
-                return season
+        picked = text[1:] if text.startswith("#") and text[1:].isdigit() else None
+        if picked is None:
+            for season in await self.records.recent(guild_id, 500):
+                if season.name.lower() == text.lower():
+                    return season
+        number = picked or (text if text.isdigit() else None)
+        if number is not None and len(number) <= 18:
+            found = await self.records.get(int(number))
+            if found is not None and found.guild_id == guild_id:
+                return found
         raise UserError(f"This server has no season {text[:50]!r}: pick one from the list.")
 
     async def final(self, season: SeasonRow) -> FinalStandings:

@@ -54,6 +54,11 @@ class Conn(Protocol):
         """Every row of a query."""
         ...
 
+    async def fetchtuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every row of a query as a plain tuple: for many rows of a few columns read by
+        position (no row object made per row; on SQLite a third of ``fetchall``'s work)."""
+        ...
+
     async def fetchval(self, sql: str, args: Sequence[Any] = ()) -> Any:
         """The first column of the first row (``None`` if there is no row)."""
         ...

@@ -469,31 +469,48 @@ class LedgerRecords(Records):
             return int(await conn.fetchval("SELECT COUNT(*) FROM ledger WHERE guild_id = ?",
                                            (guild_id,)) or 0)
 
+    async def open_balances(self, guild_id: int, members: Sequence[int] | None = None
+                            ) -> list[tuple[int, int, int]]:
+        """Every pair of the server that owes something (between ``members`` only, if given):
+        ``(lower id, higher id, cents the lower owes the higher)`` (negative: the higher owes
+        the lower), read from the running summary (one row a pair, however long the
+        history). With 200 players that is up to 19,900 rows: read as plain tuples (no row
+        object per row, no conversion: both databases give integer columns as ``int``)."""
+        async with self._db.connection() as conn:
+            return await _open_pairs(conn, guild_id, members)
 
-
-    async def open_balances(self, guild_id: int) -> list[tuple[int, int, int]]:
-        """Every pair of the server that owes something: ``(lower id, higher id, cents the
-        lower owes the higher)`` (negative: the higher owes the lower), read from the running
-        summary (one row a pair, however long the history)."""
+    async def people_with_balances(self, guild_id: int) -> list[int]:
+        """Everyone with an open balance in the server, in order (one row a person, not one
+        a pair)."""
         async with self._db.connection() as conn:
             rows = await conn.fetchall(
-                "SELECT low_id, high_id, owed_cents FROM pair_balances WHERE guild_id = ? AND "
-                "owed_cents <> 0 ORDER BY low_id, high_id", (guild_id,))
-        return [(int(r["low_id"]), int(r["high_id"]), int(r["owed_cents"])) for r in rows]
+                "SELECT low_id AS id FROM pair_balances WHERE guild_id = ? AND owed_cents <> 0 "
+                "UNION SELECT high_id FROM pair_balances WHERE guild_id = ? AND owed_cents <> 0 "
+                "ORDER BY id", (guild_id, guild_id))
+        return [r[0] for r in rows]
+
+
+async def _open_pairs(conn: Conn, guild_id: int, members: Sequence[int] | None
+                      ) -> list[tuple[int, int, int]]:
+    if members is None:
+        return await conn.fetchtuples(
+            "SELECT low_id, high_id, owed_cents FROM pair_balances WHERE guild_id = ? AND "
+            "owed_cents <> 0 ORDER BY low_id, high_id", (guild_id,))
+    if not members:
+        return []
+    marks = ", ".join("?" for _ in members)
+    return await conn.fetchtuples(
+        "SELECT low_id, high_id, owed_cents FROM pair_balances WHERE guild_id = ? AND "
+        f"low_id IN ({marks}) AND high_id IN ({marks}) AND owed_cents <> 0 "
+        "ORDER BY low_id, high_id", (guild_id, *members, *members))
 
 
 async def balances_among(conn: Conn, guild_id: int, members: Sequence[int]
                          ) -> dict[tuple[int, int], int]:
     """The open balances between ``members``: ``(lower, higher)`` → cents the lower owes the
     higher (pairs that are square are left out)."""
-    if not members:
-        return {}
-    marks = ", ".join("?" for _ in members)
-    rows = await conn.fetchall(
-        "SELECT low_id, high_id, owed_cents FROM pair_balances WHERE guild_id = ? AND "
-        f"low_id IN ({marks}) AND high_id IN ({marks}) AND owed_cents <> 0",
-        (guild_id, *members, *members))
-    return {(int(r["low_id"]), int(r["high_id"])): int(r["owed_cents"]) for r in rows}
+    return {(low, high): cents for low, high, cents in await _open_pairs(conn, guild_id,
+                                                                          members)}
 
 
 async def insert_netting_lines(conn: Conn, guild_id: int, lines: Sequence[tuple[int, int, int]],

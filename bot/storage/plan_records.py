@@ -215,18 +215,17 @@ class PlanRecords(Records):
 
     async def still_open(self, guild_ids: Sequence[int] | None = None) -> list[PlanRow]:
         """The open plans (of these servers), oldest first."""
+        if guild_ids is not None and not guild_ids:
+            return []
+        # The servers are filtered here, not in SQL: a process's servers (every housekeeping
+        # round asks for all of them) may be more than a query takes parameters (32,766 on
+        # SQLite, 32,767 on PostgreSQL), and open plans are few.
+        wanted = None if guild_ids is None else set(guild_ids)
         async with self._db.connection() as conn:
-            if guild_ids is None:
-                rows = await conn.fetchall(
-                    "SELECT id FROM settle_plans WHERE status = 'open' ORDER BY id")
-            elif not guild_ids:
-                return []
-            else:
-                marks = ", ".join("?" for _ in guild_ids)
-                rows = await conn.fetchall(
-                    f"SELECT id FROM settle_plans WHERE status = 'open' AND guild_id IN "
-                    f"({marks}) ORDER BY id", tuple(guild_ids))
-            plans = [await _read(conn, int(r["id"])) for r in rows]
+            rows = await conn.fetchall(
+                "SELECT id, guild_id FROM settle_plans WHERE status = 'open' ORDER BY id")
+            plans = [await _read(conn, int(r["id"])) for r in rows
+                     if wanted is None or int(r["guild_id"]) in wanted]
         return [p for p in plans if p is not None]
 
     async def balances_now(self, plan: PlanRow) -> dict[tuple[int, int], int]:

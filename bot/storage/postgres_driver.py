@@ -97,6 +97,9 @@ class _PgConn:
     async def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
         return list(await self._conn.fetch(self._sql(sql), *args))
 
+    async def fetchtuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in await self._conn.fetch(self._sql(sql), *args)]
+
     async def fetchval(self, sql: str, args: Sequence[Any] = ()) -> Any:
         return await self._conn.fetchval(self._sql(sql), *args)
 

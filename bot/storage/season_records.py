@@ -129,6 +129,51 @@ class SeasonRecords(Records):
                 f"WHERE v.voids_id = l.id) ORDER BY id", args)
         return [ledger_row(r) for r in rows]
 
+    async def game_lines(self, guild_id: int, starts_at: float, ends_at: float | None,
+                         after_id: int = 0) -> list[tuple[Any, ...]]:
+        """The game lines of ``lines`` (those after the ledger id ``after_id``), only what a
+        season table reads, as plain tuples: ``(id, game_id, debtor, creditor, cents,
+        winner, margin)`` (a quarter of a busy server is tens of thousands of lines: a row
+        object of every column for each was most of the season board's time)."""
+        end = "" if ends_at is None else "AND created_at < ?"
+        args: list[Any] = [guild_id, starts_at] + ([] if ends_at is None else [ends_at])
+        # Only with a last id seen: then the few lines after it are found by id; without, a
+        # condition on the id would have SQLite walk every game line of the server by id
+        # instead of the season's by time.
+        after = "" if not after_id else "AND id > ?"
+        async with self._db.connection() as conn:
+            return await conn.fetchtuples(
+                "SELECT id, game_id, debtor_id, creditor_id, amount_cents, winner_id, margin "
+                f"FROM ledger l WHERE guild_id = ? AND kind = 'game' AND created_at >= ? {end} "
+                f"{after} AND NOT EXISTS (SELECT 1 FROM ledger v WHERE v.voids_id = l.id) "
+                "ORDER BY id", [*args, *([after_id] if after_id else [])])
+
+    async def game_lines_until(self, guild_id: int, starts_at: float, ends_at: float | None,
+                               last_id: int) -> int:
+        """How many game lines of the season have a ledger id up to ``last_id`` (a table kept
+        since it saw ``last_id`` has seen them all only if none committed later)."""
+        end = "" if ends_at is None else "AND created_at < ?"
+        args: list[Any] = [guild_id, starts_at] + ([] if ends_at is None else [ends_at])
+        async with self._db.connection() as conn:
+            return int(await conn.fetchval(
+                "SELECT COUNT(*) FROM ledger WHERE guild_id = ? AND kind = 'game' AND "
+                f"created_at >= ? {end} AND id <= ?", [*args, last_id]) or 0)
+
+    async def game_lines_mark(self, guild_id: int, starts_at: float, ends_at: float | None
+                              ) -> tuple[int, int, int]:
+        """What changes whenever a season's table may: its game lines' count and last id,
+        and the server's voids (the ledger is append-only); read from the index alone."""
+        end = "" if ends_at is None else "AND created_at < ?"
+        args: list[Any] = [guild_id, starts_at] + ([] if ends_at is None else [ends_at])
+        async with self._db.connection() as conn:
+            row = await conn.fetchone(
+                "SELECT COUNT(*), MAX(id) FROM ledger WHERE guild_id = ? AND kind = 'game' AND "
+                f"created_at >= ? {end}", args)
+            voids = await conn.fetchval(
+                "SELECT COUNT(*) FROM ledger WHERE guild_id = ? AND kind = 'void'", (guild_id,))
+        assert row is not None
+        return int(row[0]), int(row[1] or 0), int(voids or 0)
+
     async def calendar_missing(self, guild_ids: Sequence[int] | None = None
                                ) -> list[tuple[int, str]]:
         """(server, monthly or quarterly) of the servers with calendar seasons and no open

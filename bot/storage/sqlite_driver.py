@@ -12,7 +12,7 @@ import os
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import aiosqlite
 
@@ -86,6 +86,16 @@ class _SqliteConn:
     async def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
         async with self._db.execute(sql, tuple(args)) as cur:
             rows: list[Row] = list(await cur.fetchall())
+        return rows
+
+    async def fetchtuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cur = await self._db.cursor()
+        try:
+            cur.row_factory = None  # plain tuples, made by sqlite3 itself: no Row objects
+            await cur.execute(sql, tuple(args))
+            rows = cast(list[tuple[Any, ...]], list(await cur.fetchall()))
+        finally:
+            await cur.close()
         return rows
 
     async def fetchval(self, sql: str, args: Sequence[Any] = ()) -> Any:

@@ -294,3 +294,50 @@ async def test_a_refusal_and_the_last_acceptance_at_once_one_wins_whole(database
     finally:
         await one.close()
         await two.close()
+
+
+async def test_the_balances_a_plan_reads_are_only_those_among_its_members(env) -> None:
+    storage, plans, _, _ = env
+    await chain(storage)  # B owes A, C owes B, D owes C (4 $ each)
+    await owe(storage, (E, A, 150), (A, E, 150))  # square again: not open
+    await owe(storage, (E, D, 25), guild=G + 1)  # another server
+    assert await storage.ledger.open_balances(G, [A, B, C]) == [(A, B, -400), (B, C, -400)]
+    assert await storage.ledger.open_balances(G, [C, A]) == []
+    assert await storage.ledger.open_balances(G, []) == []
+    everyone = await storage.ledger.open_balances(G)
+    assert everyone == [(A, B, -400), (B, C, -400), (C, D, -400)]
+    assert all(type(v) is int for line in everyone for v in line)
+    assert await storage.ledger.people_with_balances(G) == [A, B, C, D]
+    assert await plans.people_with_balances(G) == [A, B, C, D]
+    assert await storage.ledger.people_with_balances(G + 1) == [D, E]
+    # A plan for some members is the same whether the others' balances were read or not.
+    proposal = await plans.propose(guild_id=G, channel_id=1, proposer=A, members=[A, B, C, E])
+    assert proposal.row is not None and proposal.plan.without_balance == (E,)
+    assert proposal.row.balances == {(A, B): -400, (B, C): -400}
+    assert [(p.payer, p.payee, p.cents) for p in proposal.plan.payments] == [(C, A, 400)]
+
+
+async def test_accepting_twice_in_a_big_plan_names_only_the_first_twenty_waiting(env) -> None:
+    storage, plans, _, _ = env
+    people = list(range(1000, 1041))
+    # A chain among 41 people: everyone but the ends is square after the plan.
+    await owe(storage, *[(people[i + 1], people[i], 100) for i in range(40)])
+    row = (await plans.propose(guild_id=G, channel_id=1, proposer=A, members=None)).row
+    assert row is not None and len(row.waiting) == 41
+    await plans.accept(row.id, people[0])
+    with pytest.raises(UserError) as refused:
+        await plans.accept(row.id, people[0])
+    text = str(refused.value)
+    assert len(text) < 1000 and text.count("<@") == 20 and text.endswith(" and 20 more.")
+
+
+async def test_the_round_closes_due_plans_of_a_process_with_forty_thousand_servers(env) -> None:
+    storage, plans, _, clock = env
+    await chain(storage)
+    row = (await plans.propose(guild_id=G, channel_id=1, proposer=A, members=None)).row
+    assert row is not None
+    servers = [G, *range(10_000, 50_000)]  # more than a query's parameters
+    assert [p.id for p in await storage.plans.still_open(servers)] == [row.id]
+    assert await storage.plans.still_open(servers[1:]) == []
+    clock.now = row.expires_at + 1
+    assert [(p.id, p.status) for p in await plans.close_due(servers)] == [(row.id, "expired")]

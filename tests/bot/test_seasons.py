@@ -9,9 +9,10 @@ import datetime as dt
 
 import pytest
 
+from bot.app.season_posts import final_picture_args, final_text
 from bot.money.season_table import MIN_SEASON_GAMES, period, season_table
 from bot.money.seasons import STALE_CLAIM_S, SeasonService, final_standings
-from bot.storage import LedgerRow, Storage
+from bot.storage import LedgerRow, SeasonRow, Storage
 from bot.user_errors import UserError
 from tests.support import Clock
 
@@ -245,7 +246,8 @@ async def test_the_season_option_lists_and_finds_seasons(seasons) -> None:
     choices = await service.choices(G, "")
     assert choices[0] == ("All time", "all")
     assert [label for label, _ in choices[1:]] == ["Spring (running)", "Winter (ended)"]
-    assert [v for _, v in await service.choices(G, "win")] == [str(first.id)]
+    assert [v for _, v in await service.choices(G, "win")] == [f"#{first.id}"]
+    assert (await service.resolve(G, f"#{first.id}")).name == "Winter"  # type: ignore[union-attr]
     assert (await service.resolve(G, str(first.id))).name == "Winter"  # type: ignore[union-attr]
     assert (await service.resolve(G, "winter")).id == first.id  # type: ignore[union-attr]
     assert await service.resolve(G, "all") is None
@@ -279,5 +281,154 @@ async def test_a_round_with_nothing_due_asks_one_query(database: str) -> None:
         assert len(await service.housekeeping(list(range(G, G + 20)))) == 20
         assert {s.name for s in await storage.seasons.recent(G)} == {"January 2027",
                                                                    "February 2027"}
+    finally:
+        await storage.close()
+
+
+async def test_a_change_of_seasons_after_a_season_s_end_ends_it_at_its_end(seasons) -> None:
+    # January's end has come while the bot was down; before the round takes it, an admin
+    # changes seasons to quarterly: January still ends on 1 February, and a game of 2
+    # February is the new season's, not January's.
+    service, clock = seasons
+    storage = service.storage
+    await service.set_mode(G, "monthly", channel_id=555)
+    january = await service.current(G)
+    assert january is not None
+    await _game(storage, BOB, ANN, 100, utc(2027, 1, 25))
+    clock.now = utc(2027, 2, 3)
+    await _game(storage, ANN, BOB, 40, utc(2027, 2, 2))
+    _, ended = await service.set_mode(G, "quarterly")
+    assert ended is not None and ended.id == january.id
+    assert ended.ends_at == utc(2027, 2, 1)
+    assert [(p.user_id, p.games, p.net_cents) for p in await service.table(ended)] == [
+        (ANN, 1, 100), (BOB, 1, -100)]
+    quarter = await service.current(G)
+    assert quarter is not None and quarter.name == "Q1 2027"
+    assert quarter.starts_at == utc(2027, 2, 1)
+    assert {(p.user_id, p.net_cents) for p in await service.table(quarter)} == {
+        (ANN, -40), (BOB, 40)}
+
+
+def test_players_tied_on_everything_share_their_place_and_the_title() -> None:
+    # Ann and Bob: 2 wins, 1 loss each, the same money; Cat and Dan below, Dan alone last.
+    lines = (two(BOB, ANN, 10) + two(ANN, BOB, 10) + two(CAT, ANN, 5) + two(CAT, BOB, 5)
+             + two(DAN, CAT, 5) + two(CAT, DAN, 5) + two(DAN, CAT, 1))
+    table = season_table(lines)
+    assert [(p.user_id, p.place) for p in table] == [(ANN, 1), (BOB, 1), (CAT, 3), (DAN, 4)]
+    season = SeasonRow(9, G, "March 2027", "monthly", utc(2027, 3, 1), utc(2027, 4, 1),
+                       "claimed", None, 555, None)
+    final = final_standings(season, table)
+    assert [p.user_id for p in final.champions] == [ANN, BOB]
+    text = final_text(final, "$")
+    assert f"Champions, tied on points, money, wins and games: <@{ANN}> and <@{BOB}>" in text
+    assert f"\n1. <@{ANN}>" in text and f"\n1. <@{BOB}>" in text and f"\n3. <@{CAT}>" in text
+    assert final_picture_args(final, {ANN: "Ann", BOB: "Bob"}, "$")[2] == "Ann & Bob"
+    # Equal points but not equal money: no tie.
+    assert [p.place for p in season_table(lines + two(ANN, BOB, 0) + two(BOB, ANN, 1))] == [
+        1, 2, 3, 4]
+
+
+async def test_a_season_named_with_digits_is_found_by_its_name_not_as_an_id(seasons) -> None:
+    service, _ = seasons
+    first = await service.start_manual(G, "Winter")
+    await service.end_manual(G)
+    # A season named as the first one's number: typed, the name wins; picked, the id.
+    named = await service.start_manual(G, str(first.id))
+    assert (await service.resolve(G, str(first.id))).id == named.id  # type: ignore[union-attr]
+    assert (await service.resolve(G, f"#{first.id}")).id == first.id  # type: ignore[union-attr]
+    assert dict(await service.choices(G, ""))[f"{named.name} (running)"] == f"#{named.id}"
+    with pytest.raises(UserError, match="# and a number"):
+        await service.end_manual(G) and await service.start_manual(G, "#12")
+    with pytest.raises(UserError, match="no season"):
+        await service.resolve(G, "#99999999")
+    with pytest.raises(UserError, match="no season"):
+        await service.resolve(G, "9" * 40)  # no id that long: not a database error
+
+
+async def test_the_running_table_is_read_again_only_when_its_lines_change(seasons) -> None:
+    service, clock = seasons
+    storage = service.storage
+    season = await service.start_manual(G, "Spring")
+    for n, (loser, winner) in enumerate([(BOB, ANN), (ANN, BOB), (CAT, ANN)]):
+        await storage.ledger.import_ledger_lines([LedgerRow(
+            0, G, "game", loser, winner, 100, None, "kings", winner, 3, None, None, None,
+            clock.now + n)])
+    first = await service.table(season)
+    assert [(p.user_id, p.wins) for p in first] == [(ANN, 2), (BOB, 1), (CAT, 0)]
+    statements: list[str] = []
+    await storage._db.trace(statements.append)
+    try:
+        assert await service.table(season) == first
+    finally:
+        await storage._db.trace(None)
+    # Asked again with nothing new: only the index is read, not the season's lines.
+    assert statements and not any("NOT EXISTS" in s for s in statements)
+    # A game and a void are seen at once.
+    await _game(storage, ANN, CAT, 50, clock.now + 10)
+    assert {p.user_id: p.wins for p in await service.table(season)}[CAT] == 1
+    first_line = (await storage.seasons.game_lines(G, season.starts_at, None))[0]
+    assert first_line[2:4] == (BOB, ANN)
+    await storage.ledger.import_ledger_lines([LedgerRow(  # the first game voided
+        0, G, "void", ANN, BOB, 100, None, None, None, None, first_line[0], "misdeal", 9,
+        clock.now + 20)])
+    after = {p.user_id: (p.wins, p.net_cents) for p in await service.table(season)}
+    assert after == {ANN: (1, 100 - 100 - 50), BOB: (1, 100), CAT: (1, -100 + 50)}
+    # Two services (two processes) agree: nothing is kept that the database doesn't say.
+    assert await SeasonService(storage).table(season) == await service.table(season)
+
+
+async def test_after_a_game_only_the_new_lines_are_read_and_the_table_is_the_same(
+        seasons, monkeypatch) -> None:
+    service, clock = seasons
+    storage = service.storage
+    season = await service.start_manual(G, "Summer")
+    reads: list[int] = []
+    read = storage.seasons.game_lines
+
+    async def counted(guild: int, start: float, end: float | None, after_id: int = 0):
+        reads.append(after_id)
+        return await read(guild, start, end, after_id)
+
+    monkeypatch.setattr(storage.seasons, "game_lines", counted)
+
+    await _game(storage, BOB, ANN, 100, clock.now + 1)
+    await service.table(season)
+    assert reads == [0]
+    await _game(storage, ANN, BOB, 40, clock.now + 2)
+    await _game(storage, CAT, ANN, 10, clock.now + 3)
+    await _game(storage, CAT, ANN, 10, clock.now + 4)
+    kept = await service.table(season)
+    assert len(reads) == 2 and reads[1] > 0  # the new lines only
+    fresh = await SeasonService(storage).table(season)  # read whole
+    assert kept == fresh and [(p.user_id, p.place, p.points, p.best_streak) for p in kept] == [
+        (ANN, 1, 9, 2), (BOB, None, 3, 1), (CAT, None, 0, 0)]
+    # A table that missed a line committed late (PostgreSQL) is read again whole.
+    [(_, tally)] = service._tables.values()
+    tally.lines -= 1
+    await _game(storage, CAT, DAN, 5, clock.now + 5)
+    reads.clear()
+    assert await service.table(season) == await SeasonService(storage).table(season)
+    assert reads[0] == 0
+
+
+async def test_a_season_read_whole_walks_its_time_range_not_the_server_s_games(
+        tmp_path) -> None:
+    clock = Clock(utc(2027, 1, 20, 12))
+    storage = await Storage.open(str(tmp_path / "s.sqlite3"), clock)
+    try:
+        service = SeasonService(storage)
+        season = await service.start_manual(G, "Spring")
+        await _game(storage, BOB, ANN, 100, clock.now + 1)
+        statements: list[str] = []
+        await storage._db.trace(statements.append)
+        try:
+            await service.table(season)
+        finally:
+            await storage._db.trace(None)
+        [read] = [s for s in statements if "NOT EXISTS" in s]
+        async with storage._db.connection() as conn:
+            plan = " ".join(str(tuple(r)) for r in await conn.fetchall(
+                "EXPLAIN QUERY PLAN " + read))
+        assert "ledger_game_times" in plan, plan
     finally:
         await storage.close()

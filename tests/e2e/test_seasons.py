@@ -117,7 +117,8 @@ async def test_a_season_that_ended_while_the_bot_was_down_is_posted_once(
     choices = await fake.autocomplete(world.alice, world.channel, "leaderboard", "season", "")
     assert [c["name"] for c in choices] == ["All time", "February 2027 (running)",
                                             "January 2027 (ended)"]
-    text = await _leaderboard(world, world.bob, season=str(january.id))
+    assert [c["value"] for c in choices][2] == f"#{january.id}"
+    text = await _leaderboard(world, world.bob, season=f"#{january.id}")
     assert "Season January 2027 · final" in text and "1 · alice · 6" in text
     text = await _leaderboard(world, world.bob, season="January 2027", by="wins")
     assert "Season January 2027 · final" in text and "`by` and `rules` rank the all-time" in text

@@ -48,9 +48,8 @@ __all__ = ["DYNAMIC_ITEMS", "PlanButton", "PlanCog", "close_due_plans", "plan_co
            "plan_text"]
 
 _INSTEAD = "/ledger-plan"
-LISTED = 25
-"""The most payments a message lists (2,000 characters); the picture and the count say the
-rest."""
+MESSAGE_LIMIT = 2000
+"""Discord's most characters a message."""
 
 
 def _plans(interaction: Interaction) -> PlanService:
@@ -66,56 +65,79 @@ def _some(users: list[int] | tuple[int, ...], most: int = 20) -> str:
     return shown + (f" and {len(users) - most} more" if len(users) > most else "")
 
 
-def plan_text(row: PlanRow | None, proposal: Proposal | None, currency: str) -> str:
-    """The public message of a plan: the payments, who must accept, and where it stands."""
-    lines: list[str] = []
+def _fit(items: list[str], sep: str, room: int, more: str) -> str:
+    """As many of ``items`` (joined by ``sep``) as fit in ``room`` characters, then ``more``
+    (formatted with the count left out) when some are left out."""
+    out = sep.join(items)
+    if len(out) <= room:
+        return out
+    shown: list[str] = []
+    for n, item in enumerate(items):
+        tail = more.format(len(items) - n - 1)
+        if len(sep.join([*shown, item, tail])) > room:
+            break
+        shown.append(item)
+    return sep.join([*shown, more.format(len(items) - len(shown))])
+
+
+def plan_text(row: PlanRow | None, proposal: Proposal | None, currency: str,
+              note: str = "") -> str:
+    """The message of a plan: the payments, who must accept, and where it stands (with
+    ``note`` after it), under 2,000 characters however many people it has: its head and its
+    state are always whole, the net positions and the payments listed as far as they fit,
+    with how many more (the picture shows them all)."""
     if row is not None:
         payments = row.payments
         exact, open_pairs = row.exact, len(row.balances)
-        lines.append(f"**Plan #{row.id}** to settle up, proposed by <@{row.proposer_id}>: "
-                     f"{len(payments)} payment{'s' if len(payments) != 1 else ''} instead of "
-                     f"{open_pairs}.")
+        head = (f"**Plan #{row.id}** to settle up, proposed by <@{row.proposer_id}>: "
+                f"{len(payments)} payment{'s' if len(payments) != 1 else ''} instead of "
+                f"{open_pairs}.")
     else:
         assert proposal is not None
         payments = tuple((p.payer, p.payee, p.cents) for p in proposal.plan.payments)
         exact, open_pairs = proposal.plan.exact, proposal.plan.open_pairs
-        lines.append("This one payment settles everyone, and it already is the balance: "
-                     "nothing to agree. Settle it with `/settle`." if len(payments) == 1 else
-                     f"These {len(payments)} payments settle everyone, and they already are "
-                     "the balances: nothing to agree. Settle each with `/settle`.")
+        head = ("This one payment settles everyone, and it already is the balance: "
+                "nothing to agree. Settle it with `/settle`." if len(payments) == 1 else
+                f"These {len(payments)} payments settle everyone, and they already are "
+                "the balances: nothing to agree. Settle each with `/settle`.")
     positions = (net_positions((low, high, cents) for (low, high), cents in row.balances.items())
                  if row is not None else dict(proposal.plan.positions) if proposal else {})
     nets = [f"<@{user}> {'is owed' if cents > 0 else 'owes'} {_money(cents, currency)}"
             for user, cents in sorted(positions.items(), key=lambda kv: (-kv[1], kv[0]))
             if cents]
     square = sum(1 for cents in positions.values() if not cents)
-    lines.append("Net positions: " + " · ".join(nets[:10 if len(nets) > LISTED else LISTED])
-                 + (f" · {len(nets) - 10} more" if len(nets) > LISTED else "")
-                 + (f" · {square} square" if square else ""))
-    for payer, payee, cents in payments[:LISTED if len(positions) <= LISTED else 10]:
-        lines.append(f"• <@{payer}> pays <@{payee}> **{_money(cents, currency)}**")
-    listed = LISTED if len(positions) <= LISTED else 10
-    if len(payments) > listed:
-        lines.append(f"… and {len(payments) - listed} more (see the picture).")
-    lines.append("The fewest payments possible." if exact else
-                 f"More than {EXACT_LIMIT} people: a quick plan of at most one payment fewer "
-                 "than the people in it, maybe not the fewest.")
-    if row is None:
-        return "\n".join(lines)
-    lines.append("Nobody's total changes: only who pays whom. Each person whose balances "
-                 "change must accept; press **What changes for me?** to see yours.")
-    waiting = row.waiting
-    accepted = [u for u, when in row.accepted.items() if when is not None]
-    if row.status == "open":
-        if accepted:
-            lines.append(f"Accepted by {_some(accepted)}.")
-        lines.append(f"Waiting for {_some(waiting)} · expires <t:{int(row.expires_at)}:R>.")
-    elif row.status == "done":
-        lines.append("✅ Accepted by everyone and netted in the notebook. Now settle each "
-                     "payment with `/settle`.")
-    else:
-        lines.append(f"❌ {closed_words(row)} Nothing was changed.")
-    return "\n".join(lines)[:2000]
+    tail = ["The fewest payments possible." if exact else
+            f"More than {EXACT_LIMIT} people: a quick plan of at most one payment fewer "
+            "than the people in it, maybe not the fewest."]
+    if row is not None:
+        tail.append("Nobody's total changes: only who pays whom. Each person whose balances "
+                    "change must accept; press **What changes for me?** to see yours.")
+        accepted = [u for u, when in row.accepted.items() if when is not None]
+        if row.status == "open":
+            if accepted:
+                tail.append(f"Accepted by {_some(accepted)}.")
+            tail.append(f"Waiting for {_some(row.waiting)} · expires "
+                        f"<t:{int(row.expires_at)}:R>.")
+        elif row.status == "done":
+            tail.append("✅ Accepted by everyone and netted in the notebook. Now settle each "
+                        "payment with `/settle`.")
+        else:
+            tail.append(f"❌ {closed_words(row)} Nothing was changed.")
+    if note:
+        tail.append(note)
+    # What the lists may take: the limit less the head, the tail and the line breaks; the
+    # net positions at least a third when both don't fit, the payments the rest.
+    room = MESSAGE_LIMIT - len(head) - sum(len(t) + 1 for t in tail) - 2
+    squares = f" · {square} square" if square else ""
+    pays = [f"• <@{payer}> pays <@{payee}> **{_money(cents, currency)}**"
+            for payer, payee, cents in payments]
+    net_room = max(room // 3, room - len("\n".join(pays)) - 1) - len("Net positions: ") \
+        - len(squares)
+    net_line = "Net positions: " + _fit(nets, " · ", max(0, net_room), "{} more") + squares
+    pay_lines = _fit(pays, "\n", max(0, room - len(net_line) - 1),
+                     "… and {} more (see the picture).")
+    return "\n".join([head, net_line, *([pay_lines] if pay_lines else []), *tail]
+                     )[:MESSAGE_LIMIT]
 
 
 class PlanButton(Guarded, discord.ui.DynamicItem[discord.ui.Button[Any]],
@@ -303,7 +325,7 @@ class PlanCog(commands.Cog):
                    if plan.without_balance else "")
         if row is None:
             await interaction.followup.send(
-                plan_text(None, proposal, cur) + skipped, file=picture, ephemeral=True,
+                plan_text(None, proposal, cur, skipped.strip()), file=picture, ephemeral=True,
                 allowed_mentions=discord.AllowedMentions.none())
             return
         await interaction.edit_original_response(
