@@ -1,7 +1,9 @@
 """The public board: one message per turn, edited as the turn goes on, a new one when it passes.
 
-Updates are coalesced: a request waits ``delay`` seconds and then draws the game as it is by
-then, so a burst of plays makes a single edit and Discord's rate limits are never approached.
+Updates are coalesced: the first request after a quiet spell is drawn at once (the move shows
+without waiting), and a request within ``delay`` seconds of the last drawing waits until then and
+draws the game as it is by then, so a burst of plays makes one edit a ``delay`` and Discord's
+rate limits are never approached.
 The picture is drawn in a worker process (``bot.pictures.drawing``), from the public view only.
 
 A board shows a saved version of its game, and the database remembers which one: a board that
@@ -50,6 +52,7 @@ class BoardPublisher:
         self._shown: dict[int, list[str]] = {}  # notes on the current board message
         self._locks: dict[int, asyncio.Lock] = {}
         self._embeds: dict[int, discord.Embed] = {}  # the live board's embed, by message id
+        self._last_drawing: dict[int, float] = {}  # when each game's last drawing round began
         self.drawn_count = 0
         """Boards drawn (posted or edited in) by ``publish``."""
         self.up_to_date_count = 0
@@ -79,9 +82,11 @@ class BoardPublisher:
             self._notes.setdefault(game_id, []).append(note)
         self._due.add(game_id)
         if game_id not in self._pending:
-            self._pending[game_id] = asyncio.get_running_loop().create_task(
-                self._later(game_id, 0.0 if at_once else self.delay), name=f"board-{game_id}"
-            )
+            loop = asyncio.get_running_loop()
+            since = loop.time() - self._last_drawing.get(game_id, -self.delay)
+            wait = 0.0 if at_once else max(0.0, self.delay - since)
+            self._pending[game_id] = loop.create_task(
+                self._later(game_id, wait), name=f"board-{game_id}")
 
     async def _later(self, game_id: int, wait: float) -> None:
         try:
@@ -90,6 +95,7 @@ class BoardPublisher:
                 await asyncio.sleep(wait)
                 wait = self.delay
                 self._due.discard(game_id)
+                self._last_drawing[game_id] = asyncio.get_running_loop().time()
                 try:
                     # Until Discord has it (the moves made meanwhile are drawn in the same go).
                     # Each Discord call is bounded, not the whole try: the wait for a drawing
@@ -201,6 +207,7 @@ class BoardPublisher:
         self._shown.pop(game_id, None)
         self._notes.pop(game_id, None)
         self._locks.pop(game_id, None)
+        self._last_drawing.pop(game_id, None)
 
     async def _close(self, channel: discord.PartialMessageable, message_id: int,
                      key: int | None, facts: GameFacts) -> None:

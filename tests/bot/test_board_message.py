@@ -66,3 +66,41 @@ def test_only_a_live_board_tells_players_to_press_show_my_hand() -> None:
     assert over["view"] is None
     assert not over["embed"].footer.text
     assert "Show my hand" not in str(over["embed"].to_dict())
+
+
+async def test_a_move_after_a_quiet_spell_is_drawn_at_once_and_a_burst_waits_for_the_delay(
+        ) -> None:
+    import asyncio
+    import logging
+
+    from bot.failures import FailureLog
+
+    bot = SimpleNamespace(failures=FailureLog(logging.getLogger("test")), retry_base=0.01)
+    publisher = BoardPublisher(cast(Any, bot), delay=3600.0)
+    drawn: asyncio.Queue[int] = asyncio.Queue()
+    waits: list[float] = []
+
+    async def publish(game_id: int) -> None:
+        drawn.put_nowait(game_id)
+
+    later = publisher._later
+
+    async def recorded_later(game_id: int, wait: float) -> None:
+        waits.append(wait)
+        await later(game_id, wait)
+
+    publisher.publish = publish  # type: ignore[method-assign]
+    publisher._later = recorded_later  # type: ignore[method-assign]
+    publisher.request(1)
+    assert await asyncio.wait_for(drawn.get(), 30) == 1, "the first move is drawn at once"
+    await publisher.drawn(1)
+    assert not publisher.is_due(1)
+    publisher.request(1)  # a second move within the delay: waits for the rest of it
+    await asyncio.sleep(0)  # its task starts
+    assert publisher.is_due(1) and waits[0] == 0.0 and waits[1] > 3500
+    publisher.request(2)  # another game, quiet until now: drawn at once
+    assert await asyncio.wait_for(drawn.get(), 30) == 2
+    assert drawn.empty() and publisher.is_due(1), "game 1's second move still waits"
+    waiting = publisher._pending[1]
+    waiting.cancel()
+    await asyncio.wait({waiting})

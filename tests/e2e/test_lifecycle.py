@@ -16,6 +16,7 @@ import pytest
 
 from bot.games.game_service import restore_match
 from bot.sandbox import FakeDiscord
+from bot.sandbox.faults import Fault
 from bot.sandbox.models import FakeMessage
 
 from .conftest import World, option_targets, select_options
@@ -198,6 +199,14 @@ async def test_a_stop_signal_draws_pending_boards_then_exits_cleanly(
                  DISCORD_GATEWAY_URL=fake.gateway_url, LOG_LEVEL="DEBUG", DATABASE=str(db),
                  BOARD_DELAY_SECONDS="2"),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    logged: list[bytes] = []
+
+    async def read(stream: asyncio.StreamReader | None) -> None:
+        assert stream is not None
+        while chunk := await stream.read(65536):
+            logged.append(chunk)
+
+    readers = [asyncio.ensure_future(read(proc.stdout)), asyncio.ensure_future(read(proc.stderr))]
     try:
         await fake.wait_for(lambda: "challenge" in fake.state.commands(), timeout=60,
                             description="commands synced")
@@ -207,17 +216,29 @@ async def test_a_stop_signal_draws_pending_boards_then_exits_cleanly(
         challenge = await (await fake.slash(alice, channel, "challenge", opponent=bob,
                                             rules="classic")).message()
         accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
+        # The first board is drawn at once; its post is held by Discord until the stop has
+        # begun, so the stop comes while it is pending, whatever the machine's speed.
+        release = asyncio.Event()
+        fake.faults.script("post", Fault.held(release))
         await (await fake.click(bob, challenge, accept)).response()
-        # The board is due in 2 s; the stop comes now.
+        await fake.wait_for(lambda: any(r.method == "POST" and r.path.endswith("/messages")
+                                        for r in fake.requests), timeout=30,
+                            description="the board's post sent, and held")
         assert not [m for m in fake.messages(channel) if m.attachments]
         proc.send_signal(signum)
-        out, err = await asyncio.wait_for(proc.communicate(), timeout=30)
+        await fake.wait_for(lambda: b"received: stopping" in b"".join(logged), timeout=30,
+                            description="the stop begun")
+        release.set()
+        await asyncio.wait_for(proc.wait(), timeout=30)
+        await asyncio.gather(*readers)
     finally:
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+        for reader in readers:
+            reader.cancel()
         await fake.stop()
-    logs = (out + err).decode()
+    logs = b"".join(logged).decode()
     assert proc.returncode == 0, logs[-3000:]
     threads = [c for c in guild.channels.values() if c.is_thread]
     boards = [m for where in (channel, *threads) for m in fake.messages(where) if m.attachments]
