@@ -145,20 +145,25 @@ class PlanRecords(Records):
             await conn.execute("UPDATE settle_plans SET message_id = ? WHERE id = ?",
                                (message_id, plan_id))
 
+    async def _guild_of(self, plan_id: int) -> int | None:
+        # The server whose ledger lock a change of the plan takes (read before the lock).
+        async with self._db.connection() as peek:
+            guild = await peek.fetchval("SELECT guild_id FROM settle_plans WHERE id = ?",
+                                        (plan_id,))
+        return None if guild is None else int(guild)
+
     async def close_plan(self, plan_id: int, status: str, by: int | None) -> PlanRow | None:
         """Refuse, withdraw, expire or void an open plan; the plan as it is now, or ``None``
         if it was no longer open (someone else closed or completed it first)."""
         if status not in CLOSED or status == "done":
             raise ValueError(status)
-        async with self._db.connection() as peek:
-            guild = await peek.fetchval("SELECT guild_id FROM settle_plans WHERE id = ?",
-                                        (plan_id,))
+        guild = await self._guild_of(plan_id)
         if guild is None:
             return None
         async with self._db.transaction() as conn:
             # The ledger lock, as an acceptance takes it: a refusal and the last acceptance
             # (from another process) come one after the other, never interleaved.
-            await conn.lock_ledger(int(guild))
+            await conn.lock_ledger(guild)
             changed = await conn.execute(
                 "UPDATE settle_plans SET status = ?, closed_at = ?, closed_by = ? "
                 "WHERE id = ? AND status = 'open'", (status, self.clock(), by, plan_id))
@@ -170,13 +175,11 @@ class PlanRecords(Records):
         (``(debtor, creditor, cents)``, computed from the plan's balances and payments) are
         written, all in one transaction (see the module's docstring). ``None``: no such plan."""
         now = self.clock()
-        async with self._db.connection() as peek:
-            guild = await peek.fetchval("SELECT guild_id FROM settle_plans WHERE id = ?",
-                                        (plan_id,))
+        guild = await self._guild_of(plan_id)
         if guild is None:
             return None
         async with self._db.transaction() as conn:
-            await conn.lock_ledger(int(guild))
+            await conn.lock_ledger(guild)
             plan = await _read(conn, plan_id)
             assert plan is not None
             if plan.status != "open":
