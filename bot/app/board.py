@@ -13,8 +13,10 @@ fell behind (a crash between a move and its drawing) is found and drawn again af
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 import discord
@@ -114,6 +116,14 @@ class BoardPublisher:
                         exc=None if isinstance(exc, discord.HTTPException) else exc)
         finally:
             self._pending.pop(game_id, None)
+
+    @contextlib.asynccontextmanager
+    async def held(self, game_id: int) -> AsyncIterator[None]:
+        """No drawing of this game's board meanwhile: a game's first board waits while its
+        thread is opened (a housekeeping round's repair would otherwise post it in the
+        channel, and the game's next edit, made in the thread, would find no message)."""
+        async with self._locks.setdefault(game_id, asyncio.Lock()):
+            yield
 
     @property
     def pending(self) -> int:

@@ -440,7 +440,8 @@ class SpiteBot(Host):
         Returns the thread's id, or ``None`` when the game is played in the channel."""
         note = None
         if origin_message_id is not None:
-            note = await self._open_thread(live, origin_message_id, thread_name)
+            async with self.boards.held(live.id):  # the first board goes in the thread
+                note = await self._open_thread(live, origin_message_id, thread_name)
         self.boards.request(live.id, note)
         self._maybe_computer(live)
         return live.thread_id

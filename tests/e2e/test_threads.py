@@ -187,3 +187,44 @@ async def test_a_result_lost_in_a_crash_is_announced_after_the_restart(
 
 async def _never(game_id: int) -> None:
     return None
+
+
+async def test_a_repair_round_while_the_thread_opens_draws_the_first_board_in_the_thread(
+        world: World, no_error_logs) -> None:
+    # The shard test's rare 404: a housekeeping round found the new game's board missing
+    # while its thread was being opened, posted it in the channel, and the game's next edit,
+    # made in the thread, found no message there. Discord holds the thread's creation here
+    # until the round has asked for the board.
+    import asyncio
+
+    from bot.sandbox.faults import Fault
+
+    assert world.bot is not None
+    release = asyncio.Event()
+    world.fake.faults.script("thread", Fault.held(release))
+    challenge = await (await world.fake.slash(world.alice, world.channel, "challenge",
+                                              opponent=world.bob, rules="classic")).message()
+    accept = next(c for c in challenge.custom_ids() if c.endswith(":accept"))
+    click = await world.fake.click(world.bob, challenge, accept)
+    await world.fake.wait_for(lambda: any(r.method == "POST" and r.path.endswith("/threads")
+                                          for r in world.fake.requests), timeout=30,
+                              description="the thread's creation sent, and held")
+    assert await world.bot.repair_boards() == 1, "the round finds the new game's board missing"
+    release.set()
+    await click.settled()
+    await world.fake.wait_for(lambda: world.boards(), timeout=30, description="first board")
+    await world.settle()
+    (thread,) = world.threads()
+    assert [b.channel_id for b in world.boards()] == [thread.id]
+    live = live_game(world)
+    user = world.alice if live.on_turn == world.alice.id else world.bob
+    move = live.match.game.legal_moves()[0].text
+    if move == "pass":
+        reply = await (await world.fake.slash(user, thread, "pass")).message()
+    else:
+        card, to = move.split(">")
+        reply = await (await world.fake.slash(user, thread, "play", card=card, to=to)).message()
+    assert "✅" in reply.content, reply.content
+    await world.settle()
+    assert all(b.channel_id == thread.id for b in world.boards())
+    world.fake.assert_clean(allow_rejected=False)  # the board's edit found its message
