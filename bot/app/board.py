@@ -55,6 +55,7 @@ class BoardPublisher:
         self._locks: dict[int, asyncio.Lock] = {}
         self._embeds: dict[int, discord.Embed] = {}  # the live board's embed, by message id
         self._last_drawing: dict[int, float] = {}  # when each game's last drawing round began
+        self._opening: dict[int, tuple[int, asyncio.Event]] = {}  # boards held (see ``held``)
         self.drawn_count = 0
         """Boards drawn (posted or edited in) by ``publish``."""
         self.up_to_date_count = 0
@@ -119,11 +120,21 @@ class BoardPublisher:
 
     @contextlib.asynccontextmanager
     async def held(self, game_id: int) -> AsyncIterator[None]:
-        """No drawing of this game's board meanwhile: a game's first board waits while its
-        thread is opened (a housekeeping round's repair would otherwise post it in the
-        channel, and the game's next edit, made in the thread, would find no message)."""
-        async with self._locks.setdefault(game_id, asyncio.Lock()):
+        """No drawing of this game's board meanwhile (it may be nested): a game's first board
+        waits while its thread is opened (a housekeeping round's repair would otherwise post
+        it in the channel, and the game's next edit, made in the thread, would find no
+        message)."""
+        count, opened = self._opening.get(game_id, (0, asyncio.Event()))
+        self._opening[game_id] = (count + 1, opened)
+        try:
             yield
+        finally:
+            count, opened = self._opening[game_id]
+            if count == 1:
+                del self._opening[game_id]
+                opened.set()
+            else:
+                self._opening[game_id] = (count - 1, opened)
 
     @property
     def pending(self) -> int:
@@ -138,6 +149,8 @@ class BoardPublisher:
     async def publish(self, game_id: int, *, new_message: bool = False) -> discord.Message | None:
         """Draw the board now: edit this turn's message, or post a new one (``None``: the game is
         gone, or the message already shows its version and no note waits)."""
+        while (opening := self._opening.get(game_id)) is not None:
+            await opening[1].wait()
         async with self._locks.setdefault(game_id, asyncio.Lock()):
             try:
                 live = await self.bot.service.live.game(game_id)

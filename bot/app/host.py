@@ -9,6 +9,7 @@ interaction they receive, its ``client`` typed as the ``Host`` it is.
 from __future__ import annotations
 
 from abc import abstractmethod
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import discord
@@ -33,6 +34,9 @@ class BoardRequests(Protocol):
 
     async def publish(self, game_id: int, *, new_message: bool = False) -> Any:
         """Draw the board now."""
+
+    def held(self, game_id: int) -> AbstractAsyncContextManager[None]:
+        """No drawing of the game's board meanwhile (while its thread is opened)."""
 
 
 class Host(commands.Bot):

@@ -270,13 +270,14 @@ async def post_invitation(interaction: Interaction, result: ChallengeRow | LiveG
     me = interaction.user
     if isinstance(result, LiveGame):
         facts = bot.service.live.facts(result)
-        message = await answer(
-            interaction, private=False,
-            content=f"{me.mention} is playing against the computer "
-                    f"({result.terms.computer_level}; {terms_text(facts.rules)}). Good luck!",
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
-        await bot.game_started(result, origin_message_id=message.id)
+        async with bot.boards.held(result.id):  # its first board goes in its thread
+            message = await answer(
+                interaction, private=False,
+                content=f"{me.mention} is playing against the computer "
+                        f"({result.terms.computer_level}; {terms_text(facts.rules)}). Good luck!",
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+            await bot.game_started(result, origin_message_id=message.id)
         return
     row = result
     terms = terms_text(RuleSet.from_dict(row.rules)) + " · " + bot.ledger.terms(

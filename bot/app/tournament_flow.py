@@ -249,14 +249,17 @@ async def _announce_game(bot: Host, row: TournamentRow, link: TableGameRow) -> N
     replay = " (again, after a drawn game)" if link.attempt else ""
     deadline = int(link.created_at + row.deadline_s)
     channel = bot.get_partial_messageable(row.channel_id)
-    message = await channel.send(
-        f"🏆 **{row.name}** · round {link.round}, table {link.table_no + 1}{replay}: "
-        f"{people}. Your game is in the thread below; play by <t:{deadline}:f> (after that, "
-        "whoever is on turn loses).",
-        nonce=f"tg{link.game_id}"[:25],
-        allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False))
-    name = f"{row.name} · round {link.round} · table {link.table_no + 1}"
-    await bot.game_started(live, origin_message_id=message.id, thread_name=name[:100])
+    # The game's first board waits for its thread (a repair round would post it in the
+    # channel meanwhile).
+    async with bot.boards.held(live.id):
+        message = await channel.send(
+            f"🏆 **{row.name}** · round {link.round}, table {link.table_no + 1}{replay}: "
+            f"{people}. Your game is in the thread below; play by <t:{deadline}:f> (after "
+            "that, whoever is on turn loses).",
+            nonce=f"tg{link.game_id}"[:25],
+            allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False))
+        name = f"{row.name} · round {link.round} · table {link.table_no + 1}"
+        await bot.game_started(live, origin_message_id=message.id, thread_name=name[:100])
     await bot.service.tournaments.set_posted(link.game_id)
 
 
