@@ -4,7 +4,10 @@
 how the pictures are drawn: a board of two (both rule sets, a long one with jokers, a finished
 one), of three and of four (both rule sets, one with a player gone, one finished), a hand at
 each size (on turn with its marks, a compulsory Ace, not on turn), a leaderboard table and a
-money chart. (A replayed position is drawn by ``render_board`` as any board is.) Today's pictures
+money chart. (A replayed position is drawn by ``render_board`` as any board is.) The kinds born
+after 83ac289 (a settle-up plan, drawn round a circle or listed; a tournament's bracket and its
+standings; a season's final standings) were drawn as their references when this test took them
+in, so that a cheaper drawing of them is held to the same bound. Today's pictures
 must be the same to the eye: of the same size, and differing from the reference in at most
 ``MOST_PIXELS_DIFFERENT`` of their pixels, none of them by more than ``MOST_CHANNEL_DIFFERENCE``
 of 255 in any colour channel, and the whole picture by at most ``MOST_MEAN_DIFFERENCE`` on
@@ -29,8 +32,11 @@ from bot.bench.render_bench import positions
 from bot.pictures import cards_and_fans, fonts, picture_palette
 from bot.pictures.board_info import BoardInfo
 from bot.pictures.board_picture import render_board
+from bot.pictures.bracket_picture import draw_bracket
 from bot.pictures.hand_picture import render_hand
+from bot.pictures.plan_picture import render_plan
 from bot.pictures.render_tables import render_leaderboard, render_money_chart
+from bot.tournaments import Entrant, replay
 from engine import EndReason, Result
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -99,6 +105,46 @@ def _money_chart() -> bytes:
     return render_money_chart(series, "Ann's net money")
 
 
+def _plan(people: int) -> Callable[[], bytes]:
+    def draw() -> bytes:
+        # Nets that add up to zero, and the payments that settle them: the first half pay the
+        # second half (a plan of the fewest payments would be one of these shapes).
+        names = ["Ann", "Bob", "Carol", "Dmitri 🎲", "Erin", "Frank", "Grace", "Heidi",
+                 "Ivan", "Judy", "Karl", "Lena", "Mallory", "Niaj", "Olivia", "Peggy",
+                 "Quentin", "Rupert", "Sybil", "Trent"][:people]
+        half = people // 2
+        nets = [-(150 + 35 * i) for i in range(half)]
+        nets += [0] * (people - half)
+        payments = []
+        for i in range(half):
+            payee = half + i % (people - half)
+            nets[payee] -= nets[i]
+            payments.append((i + 1, payee + 1, -nets[i]))
+        listed = [(i + 1, name, nets[i]) for i, name in enumerate(names)]
+        return render_plan("Settle-up plan · 🎲 night", listed, payments, "$",
+                           note="Every balance among these people goes to zero.")
+    return draw
+
+
+def _bracket(seats: int) -> Callable[[], bytes]:
+    def draw() -> bytes:
+        from tests.bot.test_bracket_picture import doc_knockout, view_of
+
+        if seats == 2:
+            return draw_bracket(view_of(doc_knockout(), "Friday cup"))
+        swiss = replay("swiss", [Entrant(p, 1600 - 10 * p) for p in range(1, 7)], (), 2)
+        for table in range(3):
+            swiss.play(1, table, (1, 2) if table % 2 else (2, 1))
+        return draw_bracket(view_of(swiss, "Swiss Sunday"))
+    return draw
+
+
+def _season_final() -> bytes:
+    from tests.bot.test_season_picture import doc_picture
+
+    return doc_picture()
+
+
 PICTURES: dict[str, Callable[[], bytes]] = {
     # positions(.., seed 3): game 0 (positions 0-7) is classic, game 1 (8-15) kings.
     "board-2-classic-middle": _board(2, 3, 4),
@@ -120,6 +166,11 @@ PICTURES: dict[str, Callable[[], bytes]] = {
     "hand-4-kings": _hand(4, 5, 11),
     "leaderboard": _leaderboard,
     "money-chart": _money_chart,
+    "plan-circle": _plan(5),
+    "plan-listed": _plan(20),
+    "bracket-knockout": _bracket(2),
+    "bracket-swiss": _bracket(0),
+    "season-final": _season_final,
 }
 
 
