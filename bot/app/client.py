@@ -524,7 +524,7 @@ class SpiteBot(Host):
     async def announce_result(self, game_id: int) -> None:
         """Tell both players in the channel how the game ended (once, even across restarts
         and failures: tried again with backoff, then at each housekeeping round), with a
-        Rematch button; then archive the game's thread."""
+        Rematch button (not under a tournament's game); then archive the game's thread."""
         await self.boards.drawn(game_id)  # the final board goes up in the thread first
         try:
             await with_retries(lambda: self._announce_result(game_id), kind="result",
@@ -549,10 +549,15 @@ class SpiteBot(Host):
             match_winner=facts.winner,
             scores=facts.scores if facts.target is not None else None, target=facts.target,
             money=money)
+        # A tournament's game has no Rematch: the tournament decides who plays whom next.
+        tournament = await self.service.tournaments.tournament_of_game(live.id)
+        if tournament is not None:
+            text += f"\n-# A game of tournament #{tournament}: its next round follows the bracket."
         channel = self.get_partial_messageable(live.terms.channel_id)
         # The nonce: a try again after a lost answer gives back the message already posted.
         message = await channel.send(
-            text, view=result_controls(live.id), nonce=f"result:{live.id}",
+            text, view=result_controls(live.id) if tournament is None else discord.utils.MISSING,
+            nonce=f"result:{live.id}",
             allowed_mentions=discord.AllowedMentions(users=True, everyone=False, roles=False))
         await self.service.finishing.set_result_message(live, message.id)
         if live.thread_id is not None:

@@ -111,6 +111,10 @@ class Finishing:
         seat = self.games.seat(live, user_id)
         if not live.finished:
             raise UserError("This game isn't over yet.")
+        if await self.storage.tournaments.tournament_of_game(game_id) is not None:
+            raise UserError("This game was played for a tournament: the tournament decides "
+                            "who plays whom next, so it has no rematch. Challenge your "
+                            "opponent with /challenge for a game of your own.")
         terms = live.terms
         computer = self.games.computer_id
         if len(live.players) > 2:

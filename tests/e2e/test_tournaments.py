@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from bot.app import custom_ids as ids
 from bot.sandbox.models import FakeMessage
 
 from .conftest import World
@@ -130,6 +131,21 @@ async def test_an_eight_player_knockout_runs_from_sign_up_to_its_winner(
     result = result_message(world)
     assert "Winner: <@" in result.content and "**Places:**" in result.content
     assert "/ledger" in result.content  # each game's stake is an ordinary ledger line
+    # Each game's own result has no Rematch: the bracket decides who plays whom next; a
+    # Rematch click on one (an old client's, say) is refused privately and changes nothing.
+    game_results = [m for m in world.in_channel() if f"tournament #{tid}" in m.content]
+    assert len(game_results) == 7
+    assert not any(c.startswith("sm:rematch:") for m in game_results for c in m.custom_ids())
+    final = next(link.game_id for link in await world.bot.storage.tournaments.table_games(tid)
+                 if link.round == 3)
+    finalist = by_id[(await world.bot.service.live.game(final)).players[0]]
+    before = len(world.in_channel())
+    rematch = await fake.click(finalist, game_results[-1], ids.make("rematch", final),
+                               force=True)
+    refused = await rematch.message()
+    assert refused.ephemeral and "has no rematch" in refused.content, refused.content
+    await world.settle()
+    assert len(world.in_channel()) == before
     # The live standings: one message, edited, with the bracket picture.
     boards = [m for m in world.in_channel() if m.content.startswith("📊")]
     assert len(boards) == 1 and "final standings" in boards[0].content
