@@ -21,6 +21,7 @@ import datetime as dt
 import io
 import logging
 from collections.abc import Iterable
+from typing import Literal, NamedTuple
 
 import discord
 
@@ -34,13 +35,24 @@ from bot.storage import SeasonPlace, SeasonRow
 from . import retry
 from .host import Host
 
-__all__ = ["HISTORY_LOOKBACK", "POINTS_RULE", "final_picture_args", "final_text",
+__all__ = ["HISTORY_LOOKBACK", "POINTS_RULE", "SeasonPost", "final_picture_args", "final_text",
            "post_due_seasons", "post_season", "season_marker", "season_names", "season_span"]
 
 log = logging.getLogger(__name__)
 
 HISTORY_LOOKBACK = 50
 """Messages of the channel looked through for an earlier post of the season."""
+
+class SeasonPost(NamedTuple):
+    """What became of a season's final post (``post_season``)."""
+
+    message_id: int | None
+    """The post's id, if it is in the channel."""
+    why_not: Literal["no channel", "no games", "refused", "later"] | None = None
+    """Why not: no season channel set; no game finished in the season; Discord refused the
+    post (the channel gone or closed to the bot: not tried again); Discord didn't take it
+    just now (tried again at the next housekeeping round)."""
+
 
 POINTS_RULE = ("Points: a win 3, a draw 1, second of four 2, third of four or second of "
                "three 1.")
@@ -161,23 +173,23 @@ async def _earlier_post(bot: Host, channel: discord.PartialMessageable, season: 
     return None
 
 
-async def post_season(bot: Host, season: SeasonRow, *, again: bool = False) -> int | None:
+async def post_season(bot: Host, season: SeasonRow, *, again: bool = False) -> SeasonPost:
     """Post a taken season's final standings and mark it posted (or quiet); ``again``: a
-    retry, which first looks for a post already made. The message's id, if posted. A failure
-    to reach Discord lets the season go for the next round; nothing is raised."""
+    retry, which first looks for a post already made. A failure to reach Discord lets the
+    season go for the next round; nothing is raised."""
     seasons = bot.seasons
     try:
         final = await seasons.final(season)
         if season.channel_id is None or not final.table:
             await seasons.records.mark(season.id, "quiet", None)
-            return None
+            return SeasonPost(None, "no channel" if season.channel_id is None else "no games")
         channel = bot.get_partial_messageable(season.channel_id, guild_id=season.guild_id)
         if again:
             found = await asyncio.wait_for(_earlier_post(bot, channel, season),
                                            retry.REST_TIMEOUT)
             if found is not None:
                 await seasons.records.mark(season.id, "posted", found)
-                return found
+                return SeasonPost(found)
         currency = (await bot.ledger.settings(season.guild_id)).currency
         png = await final_picture(bot, final, currency)
         message = await asyncio.wait_for(channel.send(
@@ -190,16 +202,16 @@ async def post_season(bot: Host, season: SeasonRow, *, again: bool = False) -> i
                     "they stay in /leaderboard", season.id, season.channel_id, exc)
         with contextlib.suppress(Exception):
             await seasons.records.mark(season.id, "quiet", None)
-        return None
+        return SeasonPost(None, "refused")
     except Exception as exc:
         bot.failures.failed("season", "season %s: its final standings couldn't be posted "
                             "(%s); tried again at the next round", season.id,
                             f"{type(exc).__name__}: {exc}")
         with contextlib.suppress(Exception):
             await seasons.records.release(season.id)
-        return None
+        return SeasonPost(None, "later")
     await seasons.records.mark(season.id, "posted", message.id)
-    return message.id
+    return SeasonPost(message.id)
 
 
 async def post_due_seasons(bot: Host) -> None:

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+from typing import Any
 
 from PIL import Image
 
+from bot.sandbox.faults import Fault
 from bot.storage import Storage
 from bot.storage.season_records import SeasonRow
 
@@ -164,7 +166,7 @@ async def test_seasons_by_command(world: World, no_error_logs) -> None:
     # A season with no game ends quietly: nothing posted.
     await (await fake.slash(owner, world.channel, "season start", name="Quiet")).message()
     reply = await (await fake.slash(owner, world.channel, "season end")).message()
-    assert "unless no game was finished" in reply.content
+    assert "no game was finished in it, so there are no final standings" in reply.content
     # A change of settings ends the running season and says so.
     await (await fake.slash(owner, world.channel, "season start", name="Spring")).message()
     world.clock.now += 60
@@ -180,3 +182,39 @@ async def test_seasons_by_command(world: World, no_error_logs) -> None:
     # A monthly server refuses both commands.
     reply = await (await fake.slash(owner, world.channel, "season start", name="X")).message()
     assert "monthly" in reply.content and "by command" in reply.content
+
+
+async def test_an_ended_season_whose_post_discord_refuses_or_loses_says_so(
+        world: World, no_error_logs) -> None:
+    """``/season end`` tells the admin what became of the final post: refused for good (the
+    channel closed to the bot: not tried again), or not taken just now (tried again by the
+    housekeeping, which then posts it once)."""
+    fake, owner = world.fake, world.guild.members[world.guild.owner_id]
+    room = fake.setup.add_channel(world.guild, "seasons")
+    await (await fake.slash(owner, world.channel, "settings", season_channel=room)).message()
+
+    def into_room(record: Any) -> bool:
+        return record.path == f"/channels/{room.id}/messages"
+
+    async def a_season_of_three_games(name: str) -> str:
+        await (await fake.slash(owner, world.channel, "season start", name=name)).message()
+        world.clock.now += 60
+        await _games(world, ["bob", "bob", "bob"])
+        world.clock.now += 60
+        return (await (await fake.slash(owner, world.channel, "season end")).message()).content
+
+    fake.faults.script("post", Fault.error(403), match=into_room)
+    reply = await a_season_of_three_games("Closed")
+    assert "**Closed** has ended" in reply and "can't post in" in reply, reply
+    assert not [m for m in fake.messages(room) if not m.ephemeral]
+    assert [s.state for s in await _seasons_of(world) if s.name == "Closed"] == ["quiet"]
+
+    fake.faults.script("post", Fault.error(503), match=into_room)
+    reply = await a_season_of_three_games("Lost")
+    assert "**Lost** has ended" in reply and "tries again" in reply, reply
+    assert world.bot is not None
+    await world.bot._housekeeping_round()
+    await world.settle()
+    posts = [m for m in fake.messages(room) if not m.ephemeral]
+    assert len(posts) == 1 and "**Lost** is over" in posts[0].content
+    assert [s.state for s in await _seasons_of(world) if s.name == "Lost"] == ["posted"]

@@ -18,7 +18,7 @@ from bot.storage import SeasonRow
 from bot.user_errors import UserError
 
 from ..host import Host, Interaction
-from ..season_posts import POINTS_RULE, post_season, season_names, season_span
+from ..season_posts import POINTS_RULE, SeasonPost, post_season, season_names, season_span
 from ..ui import answer, think
 
 __all__ = ["SEASON_HELP", "SeasonCog", "ended_text", "season_autocomplete", "season_board",
@@ -154,15 +154,21 @@ class SeasonCog(commands.Cog):
         await answer(interaction, private=True, content=ended_text(ended, posted))
 
 
-def ended_text(ended: SeasonRow, posted: int | None) -> str:
-    """What an admin is told of a season he ended (``posted``: the final post's id)."""
-    if posted is not None:
-        where = f"its final standings are posted in <#{ended.channel_id}>"
-    elif ended.channel_id is None:
+def ended_text(ended: SeasonRow, post: SeasonPost) -> str:
+    """What an admin is told of a season he ended, by what became of its final post."""
+    channel = f"<#{ended.channel_id}>"
+    if post.message_id is not None:
+        where = f"its final standings are posted in {channel}"
+    elif post.why_not == "no channel":
         where = "no season channel is set in `/settings`, so its final standings are not posted"
+    elif post.why_not == "no games":
+        where = "no game was finished in it, so there are no final standings to post"
+    elif post.why_not == "refused":
+        where = (f"the bot can't post in {channel} (the channel is gone, or the bot may not "
+                 "send messages or files there), so its final standings are not posted")
     else:
-        where = (f"its final standings go to <#{ended.channel_id}> (unless no game was "
-                 "finished in it)")
+        where = (f"Discord didn't take the post of its final standings just now; the bot "
+                 f"tries again in {channel} within a few minutes")
     return (f"Season **{ended.name}** has ended: {where}. `/leaderboard season:` shows them "
             "at any time.")
 
