@@ -133,9 +133,14 @@ def draw_bracket(view: BracketView) -> bytes:
         draw.text((x, top - 8), "Standings", font=_font(20), fill=MUTED)
         y = top + 22
         for place, name, points, wins, losses, left in view.standings[:24]:
-            where = "–" if place is None else str(place)
-            score = f"{wins}-{losses}" if knockout else f"{points:g} pts"
-            draw.text((x, y), where, font=_font(22), fill=HEAD if place == 1 else TEXT)
+            # A knockout's player beaten in the round being played has no place until the
+            # round ends (those beaten in one round share it), but is out already.
+            where = str(place) if place is not None else "out" if knockout and losses else "–"
+            score = f"{wins}-{losses}" if knockout else \
+                f"{points:g} pt" if points == 1 else f"{points:g} pts"
+            small = len(where) > 2  # "out", or a place of three figures
+            draw.text((x, y + (5 if small else 0)), where, font=_font(16 if small else 22),
+                      fill=HEAD if place == 1 else MUTED if where == "out" else TEXT)
             draw.text((x + 44, y), _fit(draw, name + (" (left)" if left else ""), 22, 220,
                                         place == 1), font=_font(22, place == 1), fill=TEXT)
             draw.text((x + 280, y), score, font=_font(20, False), fill=MUTED)
