@@ -73,7 +73,7 @@ def _compile(template: str) -> re.Pattern[str]:
 
 async def _read_body(request: web.Request) -> tuple[Any, list[UploadedFile]]:
     # The Content-Type is read by hand and a form body parsed whole (``form_data.py``):
-    # aiohttp's own parsing of them was half the fake's CPU under the load benchmark.
+    # aiohttp's own parsing of them was the fake's largest cost under the load benchmark.
     content_type = request.headers.get("Content-Type")
     raw = await request.read()
     if media_type(content_type) == "multipart/form-data":

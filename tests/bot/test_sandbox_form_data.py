@@ -1,6 +1,6 @@
 """The fake Discord's reading of ``multipart/form-data`` bodies (``bot.sandbox.form_data``):
 the same payload and files as aiohttp's ``MultipartReader``, which it replaced because it was
-half the fake's CPU under the load benchmark."""
+the fake's largest cost under the load benchmark."""
 
 from __future__ import annotations
 
