@@ -5,11 +5,12 @@ with the standard library's ``email`` package: each ``Content-Type`` through the
 registry, each ``Content-Disposition`` once for the reader and once per ``name`` and
 ``filename`` (and that parser builds an escaping regex each time). Under the load benchmark,
 where the bot uploads a picture with most of its answers, that was the fake's largest cost
-(half of its time under cProfile, which magnifies its many small calls). The body is small (a JSON payload and a PNG or two), so :func:`read_form_data` splits
-it whole on its boundary (RFC 2046, section 5.1.1) and parses the few headers of each part
-by hand; the names and file names still come from aiohttp's own ``Content-Disposition``
-parser (quoting, escapes, RFC 5987 ``filename*``), remembered by header: discord.py sends the
-same few headers again and again.
+(half of its time under cProfile, which magnifies its many small calls). The body is small
+(a JSON payload and a PNG or two), so :func:`read_form_data` splits it whole on its boundary
+(RFC 2046, section 5.1.1) and parses the few headers of each part by hand; the names and file
+names still come from aiohttp's own ``Content-Disposition`` parser (quoting, escapes,
+RFC 5987 ``filename*``), remembered by header: discord.py sends the same few headers again
+and again.
 """
 
 from __future__ import annotations
