@@ -68,6 +68,10 @@ PRIVILEGED_INTENTS = INTENT_GUILD_MEMBERS | INTENT_GUILD_PRESENCES | INTENT_MESS
 
 _CLOSE = object()  # sentinel in a connection's outbound queue
 
+# One compact encoder for every frame: ``json.dumps`` with ``separators`` builds a new
+# encoder per call.
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+
 
 class GatewayConnection:
     """One websocket. Frames are written by a single writer task, in order.
@@ -108,7 +112,7 @@ class GatewayConnection:
                 return
             if self.ws.closed:
                 continue
-            text = json.dumps(item, separators=(",", ":"))
+            text = _encode(item)
             try:
                 if self._compressor is not None:
                     chunk = self._compressor.compress(text.encode())

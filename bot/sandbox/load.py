@@ -22,6 +22,7 @@ from .interactions import InteractionRecord
 from .message_store import MessageStore
 from .models import JSON, FakeMessage
 from .server import FakeDiscord
+from .waiting import release
 
 __all__ = ["BOARD_TITLE", "LoadFakeDiscord", "LoadMessageStore"]
 
@@ -69,8 +70,7 @@ class LoadMessageStore(MessageStore):
     def _wake(self, key: _Key) -> None:
         waiters = self._watch.pop(key, None)
         for waiter in waiters or ():
-            if not waiter.done():
-                waiter.set_result(None)
+            release(waiter)
 
     def accept_callback(
         self, record: InteractionRecord, body: JSON, files: Sequence[UploadedFile]
@@ -157,11 +157,13 @@ class LoadMessageStore(MessageStore):
             waiter: asyncio.Future[None] = loop.create_future()
             for key in keys:
                 self._watch[key].add(waiter)
+            # A timer that wakes the waiter, rather than ``asyncio.wait_for``: the same wake-up,
+            # without the wrapping future and the TimeoutError (with its traceback) of each poll.
+            timer = loop.call_later(min(remaining, poll), release, waiter)
             try:
-                await asyncio.wait_for(waiter, min(remaining, poll))
-            except TimeoutError:
-                pass
+                await waiter
             finally:
+                timer.cancel()
                 for key in keys:
                     group = self._watch.get(key)
                     if group is not None:

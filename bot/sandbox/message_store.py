@@ -8,12 +8,12 @@ application commands. ``rest.py`` calls it.
 
 from __future__ import annotations
 
-import json
 import mimetypes
 import re
 import struct
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from .discord_state import DiscordState, UploadedFile
 from .fake_errors import ApiError
@@ -116,9 +116,12 @@ class MessageStore:
         files: Sequence[UploadedFile] = (),
     ) -> FakeMessage:
         """Apply a PATCH-style edit (only given keys change), keeping the old state in history."""
-        check_message(
-            payload, file_sizes=[len(f.data) for f in files], existing=self.message_payload(msg)
-        )
+        # What the validation reads of the message edited (its flags and whether anything is
+        # left in it), without building its whole payload.
+        existing: JSON = {"content": msg.content, "embeds": msg.embeds,
+                          "components": msg.components, "attachments": msg.attachments,
+                          "flags": msg.flags}
+        check_message(payload, file_sizes=[len(f.data) for f in files], existing=existing)
         msg.history.append(msg.snapshot())
         if "content" in payload:
             msg.content = payload["content"] or ""
@@ -476,8 +479,9 @@ _ROLE_MENTION = re.compile(r"<@&(\d+)>")
 
 
 def _number_components(components: list[JSON]) -> list[JSON]:
-    """Give every component a numeric ``id`` (unique per message) like Discord does."""
-    copied: list[JSON] = json.loads(json.dumps(components))
+    """Give every component a numeric ``id`` (unique per message) like Discord does, in a
+    copy (the request's own JSON stays as the bot sent it)."""
+    copied: list[JSON] = _copy_json(components)
     used = {c["id"] for c in iter_components(copied) if isinstance(c.get("id"), int)}
     next_id = 1
     for comp in iter_components(copied):
@@ -487,6 +491,16 @@ def _number_components(components: list[JSON]) -> list[JSON]:
             comp["id"] = next_id
             used.add(next_id)
     return copied
+
+
+def _copy_json(value: Any) -> Any:
+    """A deep copy of JSON data (a tuple becomes a list, as through ``json``): twice as fast
+    as a round trip through ``json.dumps`` and ``json.loads``."""
+    if isinstance(value, dict):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_copy_json(item) for item in value]
+    return value
 
 
 def _image_size(data: bytes) -> tuple[int | None, int | None]:

@@ -14,6 +14,7 @@ swallowed and logged, so the payloads err on the side of completeness.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import time
 from collections.abc import Iterator
@@ -103,8 +104,11 @@ DEFAULT_EVERYONE_PERMISSIONS = (
 DEFAULT_BOT_PERMISSIONS = DEFAULT_EVERYONE_PERMISSIONS | Perm.MANAGE_MESSAGES | Perm.MANAGE_THREADS
 
 
+@functools.lru_cache(maxsize=4096)
 def iso(ts: float | None) -> str | None:
-    """Format a UNIX timestamp the way Discord does (ISO 8601 with an explicit UTC offset)."""
+    """Format a UNIX timestamp the way Discord does (ISO 8601 with an explicit UTC offset).
+
+    Remembered: a message's or a member's time is formatted again in every payload of it."""
     if ts is None:
         return None
     return dt.datetime.fromtimestamp(ts, dt.UTC).isoformat()

@@ -16,6 +16,12 @@ from .fake_errors import FakeDiscordTimeout
 T = TypeVar("T")
 
 
+def release(waiter: asyncio.Future[None]) -> None:
+    """Wake ``waiter`` unless it is already done (a timer's or a change's wake-up)."""
+    if not waiter.done():
+        waiter.set_result(None)
+
+
 class Waiting:
     """The waiters of :meth:`wait_for` and the listeners woken on every change."""
 
@@ -28,8 +34,7 @@ class Waiting:
     def notify(self) -> None:
         """Wake every :meth:`wait_for` so it re-checks its predicate."""
         for waiter in self._waiters:
-            if not waiter.done():
-                waiter.set_result(None)
+            release(waiter)
         for listener in self.listeners:
             listener()
 
@@ -58,11 +63,13 @@ class Waiting:
                 raise FakeDiscordTimeout(f"timed out after {timeout}s waiting for {description}")
             waiter: asyncio.Future[None] = loop.create_future()
             self._waiters.add(waiter)
+            # A timer that wakes the waiter, rather than ``asyncio.wait_for``: the same wake-up,
+            # without the wrapping future and the TimeoutError (with its traceback) of each poll.
+            timer = loop.call_later(min(remaining, poll), release, waiter)
             try:
-                await asyncio.wait_for(waiter, min(remaining, poll))
-            except TimeoutError:
-                pass
+                await waiter
             finally:
+                timer.cancel()
                 self._waiters.discard(waiter)
 
     def cancel_waiters(self) -> None:
