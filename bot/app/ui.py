@@ -55,6 +55,7 @@ from bot.pictures.drawing import pictures
 from bot.pictures.text import (
     DB_DOWN,
     MAX_MESSAGE,
+    NO_PICTURE_NOW,
     RESTARTING,
     SAVED_NOT_SHOWN,
     SORRY,
@@ -548,7 +549,7 @@ async def hand_payload(
         png = await _hand_picture(facts, board_info(facts))
         payload["file"] = Picture(png, "hand.png") if png is not None else None
         if png is None:
-            lines.append("-# A busy moment: no picture this time. Your hand is written above.")
+            lines.append(NO_PICTURE_NOW)
     payload["content"] = clip("\n".join(lines), MAX_MESSAGE)
     return payload
 

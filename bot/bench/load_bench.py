@@ -43,7 +43,11 @@ What it measures:
 - ``board_posts_per_s`` / ``board_edits_per_s`` / ``board_redraws_per_s``: public board
   messages posted, edited (redrawn, or closed when the turn passed), and edits carrying a
   new picture; ``board_pictures_per_move`` (posts and redraws) and ``hand_pictures_per_move``
-  (``hand.png`` files the bot sent): the pictures drawn and delivered, per move.
+  (``hand.png`` files the bot sent, a picture kept from an earlier reply of the same hand
+  sent again included): the pictures delivered, per move; ``hand_replies_without_picture``,
+  the replies whose hand came in words only because its picture wasn't drawn within the
+  bot's wait for it (such a reply is quick for having given its picture up: read
+  ``reply_p99_ms`` with it).
   ``board_lag_p50_ms`` … ``board_lag_max_ms``: for each card played in the
   playing time, from its ✅ to the first new picture of its game's board, made after the move
   began, that shows it (its "Last moves" lists it, or a play of the same game made after it:
@@ -375,6 +379,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             gc.freeze()
             gc.disable()
             load.problems.clear()
+            load.hands_in_words = 0
             lag.clear()
             first = len(fake.interactions)
             store = fake.store
@@ -468,6 +473,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "board_edits_per_s": round(edits / window, 2),
         "board_redraws_per_s": round(redraws / window, 2),
         "hand_pictures_per_move": round(hands / moves, 2) if moves else None,
+        "hand_replies_without_picture": load.hands_in_words,
         "board_pictures_per_move": round((posts + redraws) / moves, 2) if moves else None,
         "board_lag_p50_ms": round(_percentile(lags, 0.50) * 1000, 1),
         "board_lag_p99_ms": round(_percentile(lags, 0.99) * 1000, 1),
@@ -528,7 +534,8 @@ def summary(row: dict[str, Any]) -> str:
     return (f"{row['mode']} {row['games']} games ({row['tables_of_3']} tables of 3, "
             f"{row['tables_of_4']} of 4): {row['moves_per_s']} moves/s; board lag p50 "
             f"{row['board_lag_p50_ms'] / 1000:.2f} s p99 {row['board_lag_p99_ms'] / 1000:.2f} s;"
-            f" reply p99 {row['reply_p99_ms']:.0f} ms; first response p99 {row['p99_ms']:.0f} "
+            f" reply p99 {row['reply_p99_ms']:.0f} ms ({row['hand_replies_without_picture']} "
+            f"without their picture); first response p99 {row['p99_ms']:.0f} "
             f"ms; summed RSS {row['sum_rss_peak_mb']} MB; CPU ms per move: drawing "
             f"{row['drawing_cpu_ms_per_move']}, bot and drawing {row['all_cpu_ms_per_move']}, "
             f"harness {row['bench_cpu_ms_per_move']}; plays never on a board "

@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.pictures.text import DB_DOWN, SAVED_NOT_SHOWN
+from bot.pictures.text import DB_DOWN, NO_PICTURE_NOW, SAVED_NOT_SHOWN
 
 __all__ = ["ANSWER_TIMEOUT", "REPLY_TIMEOUT", "Load", "Table", "choose"]
 
@@ -117,6 +117,9 @@ class Load:
         self.replies: dict[int, tuple[float, float]] = {}
         """Replies seen, by interaction id: when it was sent, and seconds until its reply."""
         self.problems: Counter[str] = Counter()
+        self.hands_in_words = 0
+        """Replies that came with the hand in words only: its picture wasn't drawn within the
+        bot's wait for it (a reply fast because it gave its picture up)."""
 
     # -- one interaction
 
@@ -133,6 +136,8 @@ class Load:
             self.replies[record.id] = (record.dispatched_at,
                                        time.monotonic() - record.dispatched_at)
         text = message.content
+        if NO_PICTURE_NOW[3:40] in text:
+            self.hands_in_words += 1
         # Any of the bot's apologies: a failure, a database not answering, a move saved but
         # not shown. None of them should happen under load alone.
         if any(words in text for words in ("something went wrong", DB_DOWN, SAVED_NOT_SHOWN[:40],

@@ -21,6 +21,7 @@ __all__ = [
     "RESTARTING",
     "HELP_TEXT",
     "MAX_MESSAGE",
+    "NO_PICTURE_NOW",
     "PASS_HINT",
     "SAVED_DB_AWAY",
     "SORRY",
@@ -64,6 +65,10 @@ SAVED_NOT_SHOWN = ("✅ That was saved, but I couldn't show it here just now (Di
                    "answer). The board shows it; press **Show my hand** or use `/hand` to go "
                    "on.")
 """The apology for a failure after a move (or a new game) was saved: it did happen."""
+
+NO_PICTURE_NOW = "-# A busy moment: no picture this time. Your hand is written above."
+"""The line under a hand sent without its picture: the drawing process was too busy to draw it
+within ``ui.HAND_PICTURE_WAIT`` (the load benchmark counts these replies)."""
 
 PASS_HINT = "No card can move: /pass ends your turn."
 

@@ -22,6 +22,8 @@ from bot.bench.load_bench import (
     summary,
     table_sizes,
 )
+from bot.bench.load_players import Load
+from bot.pictures.text import NO_PICTURE_NOW
 from bot.sandbox import Fault
 from bot.sandbox.faults import InjectedFault
 
@@ -43,6 +45,7 @@ async def test_a_small_eager_run_plays_and_reports_every_figure() -> None:
     assert row["hand_pictures_per_move"] > 0 and row["board_pictures_per_move"] > 0
     assert row["drawings_handed"]["render_board"] > 0 and row["drawings_handed"]["render_hand"] > 0
     assert "tables of 3" in summary(row) and "plays never on a board" in summary(row)
+    assert row["hand_replies_without_picture"] >= 0 and "without their picture" in summary(row)
     assert sum(k["n"] for k in row["by_kind"].values()) == row["interactions"]
     assert row["games"] == 10 and row["interactions"] > 0 and row["moves"] > 0
     assert row["errors"] == 0, row["error_detail"]
@@ -183,3 +186,31 @@ def test_it_runs_without_the_tests_package(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=240, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout.splitlines()[0])["games"] == 1
+
+
+async def test_a_hand_sent_in_words_for_a_busy_moment_is_counted() -> None:
+    """A reply quick only because it gave its picture up is counted apart (read the reply
+    figures with it); an ordinary reply is not."""
+
+    class Message:
+        def __init__(self, content: str) -> None:
+            self.content = content
+
+    class Fake:
+        def __init__(self, content: str) -> None:
+            self.content = content
+
+        async def answered(self, record: object, timeout: float) -> bool:
+            return True
+
+        async def reply(self, record: object, timeout: float) -> Message:
+            return Message(self.content)
+
+    record = SimpleNamespace(id=1, dispatched_at=None)
+    in_words = Load(Fake(f"✅ Ann: 7♥ → C2\nYour hand: 3♠ 9♦\n{NO_PICTURE_NOW}"), None,
+                    "eager", 1.0)
+    await in_words._answer(record)
+    assert in_words.hands_in_words == 1 and not in_words.problems
+    pictured = Load(Fake("✅ Ann: 7♥ → C2\nYour hand: 3♠ 9♦"), None, "eager", 1.0)
+    await pictured._answer(record)
+    assert pictured.hands_in_words == 0
