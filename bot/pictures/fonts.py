@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from .picture_palette import RGB, _blend
+from .picture_palette import RGB, Kept, _blend
 
 _ASSETS = Path(__file__).resolve().parent / "assets"
 
@@ -103,15 +103,28 @@ def _fit_to_width(text: str, size: int, width: int, bold: bool) -> str:
     return text.rstrip() + "…"
 
 
-# 1,024 strings: the labels, numbers and names of the boards being played, a few MB. Lines of
-# last moves are mostly new on every board; keeping 4,096 of them cost some 30 MB more per
-# drawing process for ~0.5 ms less a board (1,000 open games, 1,500 boards).
-@lru_cache(maxsize=1024)
+_MASKS_KEPT_BYTES = 4 << 20
+"""Bytes of text masks ``_text_mask`` keeps (a byte a pixel): the labels, numbers and names of
+the boards being played, and the lines of last moves, each on the boards of several moves of
+its game while few games are played. (With a thousand games a line comes back after a
+thousand other boards, too late for any bound worth its memory: it is drawn again.)"""
+_MASK_OVERHEAD = 600
+"""Bytes a kept mask takes besides its pixels (its ``Image``, its key), for the budget."""
+_masks: Kept[tuple[str, int, bool, str], tuple[Image.Image, int, int]] = Kept(_MASKS_KEPT_BYTES)
+
+
 def _text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, int, int]:
+    """The mask of ``text`` drawn in white on black (``L``) and the offset of its top left
+    corner from the anchor point."""
+    key = (text, size, bold, anchor)
+    found = _masks.get(key)
+    if found is not None:
+        return found
     font = _font(size, bold)
     left, top, right, bottom = (int(v) for v in font.getbbox(text, anchor=anchor))
     mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
     ImageDraw.Draw(mask).text((-left, -top), text, font=font, fill=255, anchor=anchor)
+    _masks.put(key, (mask, left, top), mask.width * mask.height + _MASK_OVERHEAD)
     return mask, left, top
 
 
