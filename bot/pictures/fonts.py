@@ -93,6 +93,12 @@ def _fit(text: str, size: int, width: int, bold: bool = True) -> str:
     return fitted
 
 
+@lru_cache(maxsize=256)
+def _length(text: str, size: int, bold: bool = True) -> float:
+    """The width of ``text`` in pixels (a word a board shows again and again: measured once)."""
+    return _font(size, bold).getlength(text)
+
+
 @lru_cache(maxsize=4096)
 def _fit_to_width(text: str, size: int, width: int, bold: bool) -> str:
     font = _font(size, bold)

@@ -38,7 +38,7 @@ from .cards_and_fans import (
     _empty_slot,
     _paste_card,
 )
-from .fonts import _fit, _font, _printable, _text
+from .fonts import _fit, _length, _printable, _text
 from .picture_palette import (
     _FELT,
     _FELT_DARK,
@@ -171,7 +171,7 @@ def _draw_group_panel(board: Image.Image, pub: View, info: BoardInfo, seat: int,
     gone = seat in pub.left or seat in pub.absent
     ink = _GOLD_INK if lit else (_MUTED if gone else _TEXT)
     tag = _seat_tag(pub, seat)
-    tag_w = round(_font(_GROUP_TEXT).getlength(tag)) if tag else 0
+    tag_w = round(_length(tag, _GROUP_TEXT)) if tag else 0
     if tag:
         _text(board, (x1 - 16, y0 + _GROUP_HEAD // 2), tag, _GROUP_TEXT, ink, anchor="rm")
     on_turn = pub.result is None and pub.turn == seat

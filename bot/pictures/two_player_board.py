@@ -47,7 +47,7 @@ from .cards_and_fans import (
     _empty_slot,
     _paste_card,
 )
-from .fonts import _fit, _font, _printable, _text
+from .fonts import _fit, _length, _printable, _text
 from .picture_palette import (
     _FELT,
     _FELT_DARK,
@@ -188,7 +188,7 @@ def _draw_panel(board: Image.Image, pub: View, info: BoardInfo, seat: int,
         tag = "TIE"
     else:
         tag = ""
-    tag_w = round(_font(LEAST_TEXT).getlength(tag)) if tag else 0
+    tag_w = round(_length(tag, LEAST_TEXT)) if tag else 0
     if tag:
         _text(board, (x + w - 16, y0 + _PANEL_HEAD // 2), tag, LEAST_TEXT, ink, anchor="rm")
     name = ("▶ " if on_turn else "") + info.names[seat]
