@@ -127,13 +127,21 @@ def _wrap(text: str, size: int, width: int, bold: bool) -> list[str]:
 def _wrapped(text: str, size: int, width: int, bold: bool) -> tuple[str, ...]:
     # A line of the last moves stays on the boards of its game for several moves: measuring its
     # words once (some 0.5 ms a board) is enough.
+    # Each measure costs some 40 us: the rest of a move, which mostly fits on the line it
+    # starts, is measured whole first, and word by word only if it does not fit. (A line's
+    # length grows with each word added, so the lines are those of adding word by word.)
     font = _font(size, bold)
+    words = _printable(text, bold).split()
     lines: list[str] = []
-    for word in _printable(text, bold).split():
-        if lines and font.getlength(lines[-1] + " " + word) <= width:
-            lines[-1] += " " + word
-        else:
-            lines.append(_fit_to_width(word, size, width, bold))
+    while words:
+        rest = " ".join(words)
+        if font.getlength(rest) <= width:
+            lines.append(rest)
+            break
+        line = _fit_to_width(words.pop(0), size, width, bold)
+        while words and font.getlength(line + " " + words[0]) <= width:
+            line += " " + words.pop(0)
+        lines.append(line)
     return tuple(lines)
 
 
@@ -162,6 +170,7 @@ def _draw_last_moves(board: Image.Image, info: BoardInfo,
     y = top
     for lines, newest in reversed(shown):
         for line in lines:
+            # Wrapped to the width already: not measured again.
             _text(board, (x0 + 14, y), line, size, _TEXT if newest else _MUTED, anchor="lt",
-                  bold=newest, width=width)
+                  bold=newest)
             y += line_h

@@ -28,6 +28,7 @@ from .picture_palette import (
     RGB,
     _blend,
     _ink,
+    _lean,
     _mapped,
 )
 
@@ -72,7 +73,7 @@ class _Tile:
     middle_in_palette: Image.Image | None = None
     """The middle as a picture drawn in the palette shows it (mapped again, as the whole
     picture was mapped before it was drawn in the palette: mapping twice can move a pixel to a
-    neighbouring palette entry)."""
+    neighbouring palette entry); ``None`` where that is the middle itself, as for most cards."""
 
     @classmethod
     def cut(cls, face: Image.Image, rows: int | None = None, key: Hashable = None) -> _Tile:
@@ -91,10 +92,16 @@ class _Tile:
         # Mapped whole, then cut: mapping is a pixel at a time, and each call costs as much
         # again for setting up its look-up.
         mapped = _mapped(face)
-        twice = _mapped(mapped.convert("RGB"))
-        return cls(mapped.crop((0, 0, w, r)), mask.crop((0, 0, w, r)),
-                   mapped.crop((0, r, w, end)), mapped.crop((0, h - r, w, h)),
-                   mask.crop((0, h - r, w, h)), key, twice.crop((0, r, w, end)))
+        middle = mapped.crop((0, r, w, end))
+        again: Image.Image | None = _mapped(mapped.convert("RGB")).crop((0, r, w, end))
+        if again is not None and again.tobytes() == middle.tobytes():
+            again = None  # most cards map back to themselves: one middle is kept, not two
+        pieces = (mapped.crop((0, 0, w, r)), middle, mapped.crop((0, h - r, w, h)), again)
+        for piece in pieces:
+            if piece is not None:
+                _lean(piece)
+        return cls(pieces[0], mask.crop((0, 0, w, r)), pieces[1], pieces[2],
+                   mask.crop((0, h - r, w, h)), key, pieces[3])
 
     def rows(self, start: int, count: int) -> bytes:
         """The indices of ``count`` rows of the middle from row ``start`` of the card, as a

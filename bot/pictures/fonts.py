@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from .picture_palette import RGB, _blend
+from .picture_palette import RGB, Kept, _blend
 
 _ASSETS = Path(__file__).resolve().parent / "assets"
 
@@ -93,6 +93,12 @@ def _fit(text: str, size: int, width: int, bold: bool = True) -> str:
     return fitted
 
 
+@lru_cache(maxsize=256)
+def _length(text: str, size: int, bold: bool = True) -> float:
+    """The width of ``text`` in pixels (a word a board shows again and again: measured once)."""
+    return _font(size, bold).getlength(text)
+
+
 @lru_cache(maxsize=4096)
 def _fit_to_width(text: str, size: int, width: int, bold: bool) -> str:
     font = _font(size, bold)
@@ -103,15 +109,37 @@ def _fit_to_width(text: str, size: int, width: int, bold: bool) -> str:
     return text.rstrip() + "…"
 
 
-# 1,024 strings: the labels, numbers and names of the boards being played, a few MB. Lines of
-# last moves are mostly new on every board; keeping 4,096 of them cost some 30 MB more per
-# drawing process for ~0.5 ms less a board (1,000 open games, 1,500 boards).
-@lru_cache(maxsize=1024)
-def _text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, int, int]:
+_LINES_KEPT_BYTES = 4 << 20
+"""Bytes of the masks of long texts ``_text_mask`` keeps (a byte a pixel): the lines of last
+moves, names and headers, each on the boards of several moves of its game while few games are
+played. (With a thousand games a line comes back after a thousand other boards, too late for
+any bound worth its memory: it is drawn again.)"""
+_LABELS_KEPT_BYTES = 2 << 20
+"""Bytes of the masks of short texts kept apart (labels, counts: some 2 KB each), so that
+the lines, mostly new on each board, do not push out the labels every board shows."""
+_LABEL_PIXELS = 4096
+"""The largest mask that is a label's, in pixels."""
+_MASK_OVERHEAD = 600
+"""Bytes a kept mask takes besides its pixels (its ``Image``, its key), for the budgets."""
+_Mask = tuple[Image.Image, int, int]
+_lines: Kept[tuple[str, int, bool, str], _Mask] = Kept(_LINES_KEPT_BYTES)
+_labels: Kept[tuple[str, int, bool, str], _Mask] = Kept(_LABELS_KEPT_BYTES)
+
+
+def _text_mask(text: str, size: int, bold: bool, anchor: str) -> _Mask:
+    """The mask of ``text`` drawn in white on black (``L``) and the offset of its top left
+    corner from the anchor point."""
+    key = (text, size, bold, anchor)
+    found = _labels.get(key) or _lines.get(key)
+    if found is not None:
+        return found
     font = _font(size, bold)
     left, top, right, bottom = (int(v) for v in font.getbbox(text, anchor=anchor))
     mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
     ImageDraw.Draw(mask).text((-left, -top), text, font=font, fill=255, anchor=anchor)
+    pixels = mask.width * mask.height
+    kept = _labels if pixels <= _LABEL_PIXELS else _lines
+    kept.put(key, (mask, left, top), pixels + _MASK_OVERHEAD)
     return mask, left, top
 
 

@@ -38,7 +38,7 @@ from .cards_and_fans import (
     _empty_slot,
     _paste_card,
 )
-from .fonts import _fit, _font, _printable, _text
+from .fonts import _fit, _length, _printable, _text
 from .picture_palette import (
     _FELT,
     _FELT_DARK,
@@ -60,22 +60,23 @@ def _seat_lit(pub: View, seat: int) -> bool:
     return result.winner == seat if result is not None else pub.turn == seat
 
 
-@lru_cache(maxsize=2)
-def _group_base(players: int) -> Image.Image:
-    """What a board of ``players`` seats shows whatever the position: the seat panels unlit
-    and their labels. (Two, for tables of three and four: a board is 5.2 MB; the header and the
-    boxes of the top row are drawn on each board, cheaply.)"""
+@lru_cache(maxsize=1)
+def _group_base() -> Image.Image:
+    """What a board of four seats shows whatever the position: the seat panels unlit and their
+    labels. A board of three is drawn on it with the fourth cell cleared to the felt: one base
+    (1.4 MB) for both; the header and the boxes of the top row are drawn on each board, cheaply."""
     board = Image.new("RGB", (_W, _GROUP_H), _FELT)
-    for seat in range(players):
+    for seat in range(4):
         _draw_group_panel_base(board, _group_cell(seat), lit=False)
     return _mapped(board)
 
 
-@lru_cache(maxsize=8)
-def _lit_group_panel(players: int, seat: int) -> Image.Image:
-    """The panel of ``seat`` lit (gold head and frame), on the base: drawn once, pasted."""
+@lru_cache(maxsize=4)
+def _lit_group_panel(seat: int) -> Image.Image:
+    """The panel of ``seat`` lit (gold head and frame), on the base: drawn once, pasted (the
+    same at a table of three and of four)."""
     x, top, x1, bottom = _group_cell(seat)
-    board = _group_base(players).crop((x, top, x1 + 1, bottom + 1))
+    board = _group_base().crop((x, top, x1 + 1, bottom + 1))
     _draw_group_panel_base(board, (0, 0, x1 - x, bottom - top), lit=True)
     return board
 
@@ -98,10 +99,12 @@ def _draw_group_panel_base(board: Image.Image, box: tuple[int, int, int, int], *
 
 def _draw_group_board(pub: View, info: BoardInfo) -> Image.Image:
     players = pub.players
-    board = _group_base(players).copy()
+    board = _group_base().copy()
     over = pub.result is not None
     draw = ImageDraw.Draw(board)
     dark = _ink(board, _FELT_DARK)
+    if players == 3:
+        draw.rectangle(_group_cell(3), fill=_ink(board, _FELT))  # no fourth seat
     draw.rectangle((0, 0, _W, _HEADER_H), fill=_ink(board, _GOLD) if over else dark)
     draw.rectangle((0, _HEADER_H, _W, _HEADER_H + _SUBHEADER_H), fill=dark)
     draw.line((0, _HEADER_H, _W, _HEADER_H), fill=_ink(board, _FELT_LINE), width=1)
@@ -119,7 +122,7 @@ def _draw_group_board(pub: View, info: BoardInfo) -> Image.Image:
     for seat in range(players):
         box = _group_cell(seat)
         if _seat_lit(pub, seat):
-            board.paste(_lit_group_panel(players, seat), box[:2])
+            board.paste(_lit_group_panel(seat), box[:2])
         _draw_group_panel(board, pub, info, seat, box)
     if players == 3:
         _draw_order_of_play(board, pub, info, top_box)
@@ -171,7 +174,7 @@ def _draw_group_panel(board: Image.Image, pub: View, info: BoardInfo, seat: int,
     gone = seat in pub.left or seat in pub.absent
     ink = _GOLD_INK if lit else (_MUTED if gone else _TEXT)
     tag = _seat_tag(pub, seat)
-    tag_w = round(_font(_GROUP_TEXT).getlength(tag)) if tag else 0
+    tag_w = round(_length(tag, _GROUP_TEXT)) if tag else 0
     if tag:
         _text(board, (x1 - 16, y0 + _GROUP_HEAD // 2), tag, _GROUP_TEXT, ink, anchor="rm")
     on_turn = pub.result is None and pub.turn == seat

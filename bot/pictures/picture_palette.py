@@ -19,11 +19,14 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from functools import lru_cache
+from typing import Any, Generic, TypeVar
 
 from isal import isal_zlib
 from PIL import Image, ImageChops
 
 RGB = tuple[int, int, int]
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 # ----------------------------------------------------------------------------- colours
@@ -136,6 +139,14 @@ def _in_palette(image: Image.Image) -> bool:
         _PALETTE_BYTES
 
 
+def _lean(image: Image.Image) -> Image.Image:
+    """``image`` (a picture in the palette, kept in a cache) without its palette as Python
+    objects, some 3 KB, more than the pixels of a card's corner: its core keeps the palette,
+    which is what drawing, converting and cropping it read."""
+    image.palette = None
+    return image
+
+
 @lru_cache(maxsize=256)
 def _index(colour: RGB) -> int:
     """The palette index a colour is mapped to (as ``_mapped`` maps it)."""
@@ -168,14 +179,16 @@ def _raw_palette() -> bytes:
     return bytes(flat)
 
 
-_BLENDS_KEPT = 2048
-"""Blends ``_blend`` remembers: the labels, numbers and card corners of the boards being played,
-on their backgrounds. Measured on 900 boards and hands of 2, 3 and 4 seats (after 100 to warm):
-4,096 missed 3.5 blends a picture and the drawing process peaked at 184 MB; 2,048 missed 7.3
-(some 0.3 ms more a picture) at 163 MB; 1,024 missed 20.7 (2 ms) at 159 MB."""
+_BLENDS_KEPT_BYTES = 6 << 20
+"""Bytes of blends ``_blend`` remembers (pixels, and the pixels under a blend where they are its
+key): the labels, numbers and card corners of the boards being played, on their backgrounds."""
 _BLEND_KEPT_PIXELS = 24_000
 """The largest blend remembered, in pixels: a centre stack or the stock with its count is
 kept; a header line (some 44,000) is new on every board (it says the turn), and not kept."""
+_INK_KEPT_PIXELS = 6_000
+"""The largest text on one colour whose blend is remembered, in pixels: a label. Such a blend
+is the text's mask (which ``fonts`` remembers) through a table of 256 indices, some 8 us for a
+line of last moves: keeping it as well would hold each line twice."""
 _RAW_PALETTE = _raw_palette()
 _RAW_COLOURS: tuple[RGB, ...] = tuple(
     (_RAW_PALETTE[i], _RAW_PALETTE[i + 1], _RAW_PALETTE[i + 2]) for i in range(0, 768, 3))
@@ -193,7 +206,52 @@ _MAPS_BACK = _maps_back()
 """Whether each index's colour (``_RAW_COLOURS``) is mapped to that very index: mapping is
 not exact, and a few entries of the palette map to a neighbour."""
 _ANY = [0] + [255] * 255
-_blends: OrderedDict[tuple[Hashable, int, int, Hashable], Image.Image] = OrderedDict()
+
+
+class Kept(Generic[K, V]):
+    """A store of the values used last, as many as fit ``budget`` bytes (each value is put with
+    its size): a cache bounded by the memory it holds rather than by its count, so that big
+    values (a line of text, a blend on mixed pixels) cannot fill it with many megabytes."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.size = 0
+        self._items: OrderedDict[K, tuple[V, int]] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        """The value kept for ``key`` (now the newest), or ``None``."""
+        found = self._items.get(key)
+        if found is None:
+            return None
+        self._items.move_to_end(key)
+        return found[0]
+
+    def put(self, key: K, value: V, size: int) -> None:
+        """Keep ``value`` for ``key``, forgetting the values used longest ago to make room (a
+        value bigger than the whole budget is not kept)."""
+        if size > self.budget:
+            return
+        old = self._items.pop(key, None)
+        if old is not None:
+            self.size -= old[1]
+        self._items[key] = (value, size)
+        self.size += size
+        while self.size > self.budget:
+            self.size -= self._items.popitem(last=False)[1][1]
+
+    def clear(self) -> None:
+        """Forget every value."""
+        self._items.clear()
+        self.size = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+_blends: Kept[tuple[Hashable, int, int, Hashable], Any] = Kept(_BLENDS_KEPT_BYTES)
+"""The blends ``_blend`` remembers, as Pillow's core images (``Image.im``): an ``Image`` of a
+picture drawn in the palette carries a copy of the palette as Python objects, some 3 KB, more
+than most blends' pixels."""
 
 
 def _blend(image: Image.Image, box: tuple[int, int, int, int], key: Hashable,
@@ -234,17 +292,17 @@ def _blend(image: Image.Image, box: tuple[int, int, int, int], key: Hashable,
             low, high = image.im.crop(box).getextrema()
             if low != high:
                 under = image.crop(box)
+        pixels = size[0] * size[1]
         if ink is not None and under is None and _MAPS_BACK[low]:
-            done = ink[1].point(_ink_levels(ink[0], low))
+            done = ink[1].im.point(_ink_levels(ink[0], low), None)
+            kept = pixels <= _INK_KEPT_PIXELS
         else:
-            done = _drawn_blend(under, low, size, draw)
-        if size[0] * size[1] <= _BLEND_KEPT_PIXELS:
-            _blends[found] = done
-        if len(_blends) > _BLENDS_KEPT:
-            _blends.popitem(last=False)
-    else:
-        _blends.move_to_end(found)
-    image.im.paste(done.im, box)
+            done = _drawn_blend(under, low, size, draw).im
+            kept = pixels <= _BLEND_KEPT_PIXELS
+        if kept:
+            _blends.put(found, done, pixels if under is None or over is not None
+                        else 2 * pixels)
+    image.im.paste(done, box)
 
 
 @lru_cache(maxsize=256)
@@ -283,6 +341,21 @@ def _drawn_blend(under: Image.Image | None, low: int, size: tuple[int, int],
     return under
 
 
+def _raw_rows(image: Image.Image) -> bytes:
+    """The rows of ``image`` (a "P" picture) one byte longer each, the last byte 0: what
+    ``image.tobytes("raw", ("P", width + 1))`` gives, asked of the encoder in one piece.
+
+    ``tobytes`` takes them in pieces of 64 KB and joins them: a second copy of the picture,
+    some 0.5 ms of a board of three or four seats and 1.7 MB more at the peak."""
+    width, height = image.size
+    encoder = Image._getencoder("P", "raw", ("P", width + 1))
+    encoder.setimage(image.im, (0, 0, width, height))
+    _, status, data = encoder.encode((width + 1) * height + 1)
+    if status != 1:  # not all in one piece (never seen): Pillow's way
+        return image.tobytes("raw", ("P", width + 1))
+    return bytes(data)
+
+
 def _png(image: Image.Image) -> bytes:
     """``image`` mapped to the fixed palette and saved as an 8-bit PNG.
 
@@ -298,7 +371,7 @@ def _png(image: Image.Image) -> bytes:
     # Each row written one byte longer than the picture, padded with a 0 (the raw encoder's
     # stride): a 0 in front of it all and the last one left off, and every row has its filter
     # byte 0 in front. No copy of the picture is made for it.
-    rows = memoryview(quantized.tobytes("raw", ("P", width + 1)))[:-1]
+    rows = memoryview(_raw_rows(quantized))[:-1]
     deflate = isal_zlib.compressobj(1)
     idat = deflate.compress(b"\0") + deflate.compress(rows) + deflate.flush()
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8-bit, palette colour

@@ -47,7 +47,7 @@ from .cards_and_fans import (
     _empty_slot,
     _paste_card,
 )
-from .fonts import _fit, _font, _printable, _text
+from .fonts import _fit, _length, _printable, _text
 from .picture_palette import (
     _FELT,
     _FELT_DARK,
@@ -81,11 +81,12 @@ def _board_base(centres: int, lit0: bool, lit1: bool, over: bool, height: int) -
     """A new picture ``height`` px tall of everything on the board that depends only on the
     layout and on whose panel is lit, drawn in the palette (``picture_palette``).
 
-    Made of cached parts, a base per layout and a lit panel per seat, drawn as tall as a board
-    may be, and the foot of each panel: cached whole per combination and height they would be
-    many (a whole board is 3-4 MB).
+    Made of cached parts: the rows above the panels per layout, the unlit panels and a lit
+    panel per seat, drawn as tall as a board may be, and the foot of each panel. Cached whole
+    per combination and height they would be many (a whole board is 1.8 MB in the palette).
     """
-    board = _unlit_base(centres, over).crop((0, 0, _W, height))
+    board = _unlit_panels().crop((0, -_PANEL_TOP, _W, height - _PANEL_TOP))
+    board.paste(_unlit_top(centres, over), (0, 0))
     bottom = height - _MARGIN
     for seat, lit in enumerate((lit0, lit1)):
         x = _panel_x(seat)
@@ -97,10 +98,18 @@ def _board_base(centres: int, lit0: bool, lit1: bool, over: bool, height: int) -
 
 
 @lru_cache(maxsize=4)
-def _unlit_base(centres: int, over: bool) -> Image.Image:
-    # Four: the boards being played and the finished ones, of both layouts (drawing one again
-    # takes some 3 ms; in the palette, four take less memory than two did in RGB).
-    return _mapped(_draw_base(centres, False, False, over))
+def _unlit_top(centres: int, over: bool) -> Image.Image:
+    # The rows above the panels, the only ones that depend on the layout: four, the boards
+    # being played and the finished ones, of both layouts (0.45 MB each; drawing one again
+    # takes some 3 ms).
+    return _mapped(_draw_base(centres, False, False, over).crop((0, 0, _W, _PANEL_TOP)))
+
+
+@lru_cache(maxsize=1)
+def _unlit_panels() -> Image.Image:
+    # The panels, unlit, as tall as a board may be: the same under every layout (1.3 MB).
+    return _mapped(_draw_base(3, False, False, False).crop(
+        (0, _PANEL_TOP, _W, _TWO_PLAYER_MAX_H)))
 
 
 @lru_cache(maxsize=2)
@@ -188,7 +197,7 @@ def _draw_panel(board: Image.Image, pub: View, info: BoardInfo, seat: int,
         tag = "TIE"
     else:
         tag = ""
-    tag_w = round(_font(LEAST_TEXT).getlength(tag)) if tag else 0
+    tag_w = round(_length(tag, LEAST_TEXT)) if tag else 0
     if tag:
         _text(board, (x + w - 16, y0 + _PANEL_HEAD // 2), tag, LEAST_TEXT, ink, anchor="rm")
     name = ("▶ " if on_turn else "") + info.names[seat]
