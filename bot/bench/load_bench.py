@@ -139,7 +139,7 @@ from .bot_process import (
 from .load_players import ANSWER_TIMEOUT, REPLY_TIMEOUT, Load, Table
 
 __all__ = ["board_lag", "plays_per_picture", "plot_p99", "run_load", "shown_by", "summary",
-           "table_sizes"]
+           "table_sizes", "unshown_plays"]
 
 UNANSWERED_S = 10.0
 """What an interaction without a first response (in time) counts as, in seconds."""
@@ -239,6 +239,23 @@ def shown_by(played: Sequence[_Play],
                 at[plays[k]] = t
             first_unshown = max(first_unshown, latest + 1)
     return at
+
+
+def unshown_plays(played: Sequence[_Play],
+                  pictures: dict[int, list[tuple[float, frozenset[str]]]],
+                  end: float) -> list[str]:
+    """Each play no board picture showed, in words, with what its game's board showed after
+    it (what to look at when ``plays_not_on_a_board`` isn't 0; the lines are public)."""
+    out = []
+    for play, at in zip(played, shown_by(played, pictures), strict=True):
+        if at is not None:
+            continue
+        channel, acked, line, began = play
+        later = [lines for t, lines in pictures.get(channel, ()) if t >= began]
+        last = " | ".join(sorted(later[-1])) if later else "none"
+        out.append(f"{line!r} (✅ {end - acked:.1f} s before the window's end); board "
+                   f"pictures of its game since it began: {len(later)}, the last listing: {last}")
+    return out
 
 
 def plays_per_picture(played: Sequence[_Play],
@@ -438,6 +455,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
     window_plays = [p for p in load.played if t0 <= p[1] <= t1]
     lags, not_shown = board_lag(window_plays, fake.store.board_pictures)
     showing, several = plays_per_picture(window_plays, fake.store.board_pictures)
+    for line in unshown_plays(window_plays, fake.store.board_pictures, t1)[:3]:
+        print("play never on a board:", line, file=sys.stderr)
     helpers_cpu = sum(cpu - helpers0.get(pid, 0.0) for pid, cpu in helpers1.items())
     drawn, up_to_date, handed = _board_counts([b.log.getvalue() for b in bots])
     all_cpu = cpu1 - cpu0 + helpers_cpu

@@ -21,6 +21,7 @@ from bot.bench.load_bench import (
     run_one,
     summary,
     table_sizes,
+    unshown_plays,
 )
 from bot.bench.load_players import Load
 from bot.pictures.text import NO_PICTURE_NOW
@@ -107,6 +108,10 @@ def test_board_lag_counts_from_the_play_to_the_first_picture_that_lists_it() -> 
     lags, missing = board_lag(played, pictures)
     assert [round(v, 6) for v in lags] == [0.2, 2.0, 3.0]
     assert missing == 1  # Di's play: no picture after it
+    # The run says which play, and what its game's board showed after it began.
+    (said,) = unshown_plays(played, pictures, end=15.0)
+    assert said.startswith("'Di: 2♠ → C2' (✅ 3.0 s before the window's end)")
+    assert said.endswith("since it began: 0, the last listing: none")
 
 
 def test_a_board_drawn_once_for_several_plays_shows_them_all() -> None:
