@@ -215,8 +215,12 @@ class SpiteBot(Host):
 
     def __init__(self, config: Config, *, seed_source: Callable[[], int] | None = None,
                  clock: Callable[[], float] | None = None) -> None:
-        intents = discord.Intents.default()
-        intents.message_content = False
+        # Interactions come whatever the intents. The guilds intent keeps the guilds, channels
+        # and threads known; no message events (each board's post and edit came back as one,
+        # parsed into a message the bot never read: a board's message is edited by its id,
+        # and a deleted one shows as NotFound on the next edit), no typing, no reactions.
+        intents = discord.Intents.none()
+        intents.guilds = True
         shard_options: dict[str, Any] = {}
         if config.shards is not None:
             if not isinstance(self, commands.AutoShardedBot):
