@@ -128,10 +128,16 @@ def _fit_to_width(text: str, size: int, width: int, bold: bool) -> str:
 # to Pillow. ``tests/bot/test_glyph_text.py`` compares the two on every character and size the
 # pictures draw.
 
-_GLYPHS_KEPT = 1024
-"""Glyphs kept per font and size (each its bitmap, some 0.3-1 KB, and its metrics)."""
-_PAIRS_KEPT = 8192
-"""Kerning of pairs of characters kept per font and size (a few dozen bytes each)."""
+_GLYPHS_KEPT_BYTES = 1 << 20
+"""Bytes of glyphs kept, all fonts and sizes together (each its bitmap, some 0.2-1 KB, and its
+metrics, some 200 bytes): the pictures' texts use some 500 glyphs, 0.3 MB. Past it (names in
+many alphabets), every glyph is forgotten and measured again as it comes."""
+_GLYPH_OVERHEAD = 200
+_PAIRS_KEPT = 16384
+"""Kerning of pairs of characters kept, all fonts and sizes together (some 100 bytes each):
+some 3,500 under a thousand games. Past it, every pair is forgotten."""
+_kept = [0, 0]
+"""The bytes of glyphs and the pairs kept now."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,8 +177,10 @@ class _Face:
             mask = font.getmask2(char, "L", anchor="ls")[0] if right > left and \
                 bottom > top else None
             found = _Glyph(advance, mask, left, top, right, bottom)
-        if len(self.glyphs) >= _GLYPHS_KEPT:
-            self.glyphs.clear()
+        size = _GLYPH_OVERHEAD + (right - left) * (bottom - top)
+        if _kept[0] + size > _GLYPHS_KEPT_BYTES:
+            _forget(glyphs=True)
+        _kept[0] += size
         self.glyphs[char] = found
         return found
 
@@ -182,8 +190,9 @@ class _Face:
             font = self.font
             found = round(font.getlength(pair) * 64) - round(font.getlength(pair[0]) * 64) - \
                 round(font.getlength(pair[1]) * 64)
-            if len(self.pairs) >= _PAIRS_KEPT:
-                self.pairs.clear()
+            if _kept[1] >= _PAIRS_KEPT:
+                _forget(glyphs=False)
+            _kept[1] += 1
             self.pairs[pair] = found
         return found
 
@@ -214,9 +223,23 @@ class _Face:
 _UNSEEN = object()
 
 
-@lru_cache(maxsize=64)
+_faces: dict[tuple[int, bool], _Face] = {}
+"""A face per font and size the pictures draw text in (the sizes are the code's, a few dozen
+at most; what each keeps is bounded by ``_GLYPHS_KEPT_BYTES`` and ``_PAIRS_KEPT``)."""
+
+
 def _face(size: int, bold: bool) -> _Face:
-    return _Face(_font(size, bold))
+    found = _faces.get((size, bold))
+    if found is None:
+        found = _faces[(size, bold)] = _Face(_font(size, bold))
+    return found
+
+
+def _forget(*, glyphs: bool) -> None:
+    """Forget the glyphs (or the pairs) of every font and size kept (``_GLYPHS_KEPT_BYTES``)."""
+    for face in _faces.values():
+        (face.glyphs if glyphs else face.pairs).clear()
+    _kept[0 if glyphs else 1] = 0
 
 
 def _pen(text: str, size: int, bold: bool = True) -> int:

@@ -48,3 +48,17 @@ def test_glyph_text_is_pillows_text(size: int, bold: bool) -> None:
             assert _ours(text, size, bold, anchor) == _pillow(text, size, bold, anchor), \
                 (text, anchor)
         assert fonts._pen(text, size, bold) / 64 == fonts._font(size, bold).getlength(text)
+
+
+def test_glyphs_and_pairs_forgotten_past_their_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fonts, "_GLYPHS_KEPT_BYTES", 3000)
+    monkeypatch.setattr(fonts, "_PAIRS_KEPT", 20)
+    fonts._forget(glyphs=True)
+    fonts._forget(glyphs=False)
+    for text in _TEXTS:
+        assert _ours(text, 31, True, "la") == _pillow(text, 31, True, "la"), text
+        assert fonts._kept[0] <= 3000 and fonts._kept[1] <= 20
+        kept = sum(len(face.glyphs) for face in fonts._faces.values())
+        assert kept < len(set(text)) + 10
+    fonts._forget(glyphs=True)
+    fonts._forget(glyphs=False)
