@@ -1,5 +1,6 @@
-"""The bundled fonts and text on a picture: each string rasterised once per size, cut short
-to a width, cleaned of characters the fonts cannot draw.
+"""The bundled fonts and text on a picture: each glyph rasterised once per size and strings
+laid out from the glyphs as Pillow lays them out (the same pixels), cut short to a width,
+cleaned of characters the fonts cannot draw.
 
 The fonts (FreeType faces) and the caches of drawn cards and text are shared; pictures may be
 drawn from several threads, so one is drawn at a time (``_DRAWING``)."""
