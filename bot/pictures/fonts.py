@@ -317,11 +317,13 @@ def _anchored(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Imag
     return mask, left, top
 
 
-_LINES_KEPT_BYTES = 4 << 20
+_LINES_KEPT_BYTES = 2 << 20
 """Bytes of the masks of long texts ``_text_mask`` keeps (a byte a pixel): the lines of last
 moves, names and headers, each on the boards of several moves of its game while few games are
 played. (With a thousand games a line comes back after a thousand other boards, too late for
-any bound worth its memory: it is drawn again.)"""
+any bound worth its memory: it is drawn again.) Laid out from the glyphs, a line costs some
+30 us to draw again (0.25 ms when FreeType drew it): half the 4 MB it had before, which leaves
+room for the glyphs and the kerning pairs kept (``_GLYPHS_KEPT_BYTES``)."""
 _LABELS_KEPT_BYTES = 2 << 20
 """Bytes of the masks of short texts kept apart (labels, counts: some 2 KB each), so that
 the lines, mostly new on each board, do not push out the labels every board shows."""
