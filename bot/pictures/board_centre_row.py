@@ -22,7 +22,7 @@ from .cards_and_fans import (
     _paste_card,
     _plain_tile,
 )
-from .fonts import _drawn_cut, _fit, _fit_to_width, _font, _printable, _record, _text
+from .fonts import _drawn_cut, _fit, _fit_to_width, _font, _pen, _printable, _record, _text
 from .picture_palette import _BACK, _MUTED, _NEEDS, _TEXT, _blend
 
 
@@ -127,19 +127,18 @@ def _wrap(text: str, size: int, width: int, bold: bool) -> list[str]:
 def _wrapped(text: str, size: int, width: int, bold: bool) -> tuple[str, ...]:
     # A line of the last moves stays on the boards of its game for several moves: measuring its
     # words once (some 0.5 ms a board) is enough.
-    # Each measure costs some 40 us: the rest of a move, which mostly fits on the line it
-    # starts, is measured whole first, and word by word only if it does not fit. (A line's
-    # length grows with each word added, so the lines are those of adding word by word.)
-    font = _font(size, bold)
+    # The rest of a move, which mostly fits on the line it starts, is measured whole first,
+    # and word by word only if it does not fit. (A line's length grows with each word added,
+    # so the lines are those of adding word by word.) Measured from the glyphs (``fonts``).
     words = _printable(text, bold).split()
     lines: list[str] = []
     while words:
         rest = " ".join(words)
-        if font.getlength(rest) <= width:
+        if _pen(rest, size, bold) / 64 <= width:
             lines.append(rest)
             break
         line = _fit_to_width(words.pop(0), size, width, bold)
-        while words and font.getlength(line + " " + words[0]) <= width:
+        while words and _pen(line + " " + words[0], size, bold) / 64 <= width:
             line += " " + words.pop(0)
         lines.append(line)
     return tuple(lines)

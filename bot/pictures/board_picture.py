@@ -11,7 +11,7 @@ two gets a board fitted to its content (``two_player_board``); a table of three 
 per seat, two to a row, cards as large (``group_board``).
 
 Speed (``python -m bot.bench render``): each card is drawn once per kind and size into a cached
-tile (``cards_and_fans``), text is rasterised once per string and size (``fonts``), the parts of
+tile (``cards_and_fans``), text is laid out from glyphs rasterised once (``fonts``), the parts of
 the board that do not change are drawn once per layout. The board is drawn in one fixed palette,
 a byte a pixel, and saved as an 8-bit PNG (``picture_palette``): what is antialiased (text, the
 corners of cards) is blended in RGB on its own few pixels, once per background it lands on.

@@ -1,5 +1,6 @@
-"""The bundled fonts and text on a picture: each string rasterised once per size, cut short
-to a width, cleaned of characters the fonts cannot draw.
+"""The bundled fonts and text on a picture: each glyph rasterised once per size and strings
+laid out from the glyphs as Pillow lays them out (the same pixels), cut short to a width,
+cleaned of characters the fonts cannot draw.
 
 The fonts (FreeType faces) and the caches of drawn cards and text are shared; pictures may be
 drawn from several threads, so one is drawn at a time (``_DRAWING``)."""
@@ -12,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -96,24 +98,232 @@ def _fit(text: str, size: int, width: int, bold: bool = True) -> str:
 @lru_cache(maxsize=256)
 def _length(text: str, size: int, bold: bool = True) -> float:
     """The width of ``text`` in pixels (a word a board shows again and again: measured once)."""
-    return _font(size, bold).getlength(text)
+    return _pen(text, size, bold) / 64
 
 
 @lru_cache(maxsize=4096)
 def _fit_to_width(text: str, size: int, width: int, bold: bool) -> str:
-    font = _font(size, bold)
-    if font.getlength(text) <= width:
+    if _pen(text, size, bold) / 64 <= width:
         return text
-    while text and font.getlength(text + "…") > width:
+    while text and _pen(text + "…", size, bold) / 64 > width:
         text = text[:-1]
     return text.rstrip() + "…"
 
 
-_LINES_KEPT_BYTES = 4 << 20
+# ----------------------------------------------------------------------------- glyphs
+#
+# FreeType draws a string (Pillow's ``Font.render``, basic layout) by loading every glyph three
+# times, hinting and rasterising it, some 5 us a glyph: 0.2 ms for a line of last moves, most
+# of a board's text under a thousand games, whose lines and names are new on each board. The
+# same pixels come from each glyph drawn once and laid out as Pillow lays it out:
+#
+# - a glyph's pen advance is its hinted advance (whole pixels for these fonts), plus the
+#   kerning of the pair it starts (Pillow adds the pair's kerning in pixels as 1/64 px: "AV"
+#   is 1/32 px narrower than "A" and "V"); the glyph is drawn at the pen rounded to a pixel;
+# - a glyph's bitmap does not depend on where it is drawn (it is rendered at the origin);
+# - overlapping glyphs are blended as a paste of white through the glyph does (the same
+#   rounding: ``out + (255 - out) * glyph / 255``);
+# - the mask spans the glyphs' boxes and the pen's line from 0 to its end; the anchor moves it.
+#
+# A string with a glyph whose advance is not whole pixels (none in the bundled fonts) is left
+# to Pillow. ``tests/bot/test_glyph_text.py`` compares the two on every character and size the
+# pictures draw.
+
+_GLYPHS_KEPT_BYTES = 1 << 20
+"""Bytes of glyphs kept, all fonts and sizes together (each its bitmap, some 0.2-1 KB, and its
+metrics, some 200 bytes): the pictures' texts use some 500 glyphs, 0.3 MB. Past it (names in
+many alphabets), every glyph is forgotten and measured again as it comes."""
+_GLYPH_OVERHEAD = 200
+_PAIRS_KEPT = 16384
+"""Kerning of pairs of characters kept, all fonts and sizes together (some 100 bytes each):
+some 3,500 under a thousand games. Past it, every pair is forgotten."""
+_kept = [0, 0]
+"""The bytes of glyphs and the pairs kept now."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Glyph:
+    advance: int
+    """The pen's advance, in 1/64 px."""
+    mask: Any
+    """The glyph's coverage (Pillow's core image, ``L``), or ``None`` for an empty one."""
+    left: int
+    top: int
+    right: int
+    bottom: int
+    """The box of the glyph with its pen line (``getbbox`` at anchor ``ls``)."""
+
+
+@dataclass(slots=True)
+class _Face:
+    """A font at a size, and what has been measured of it."""
+
+    font: ImageFont.FreeTypeFont
+    glyphs: dict[str, _Glyph | None] = field(default_factory=dict)
+    """Each character's glyph, ``None`` if its advance is not whole pixels."""
+    pairs: dict[str, int] = field(default_factory=dict)
+    """The kerning of each pair of characters in 1/64 px, as Pillow's layout adds it."""
+    anchors: dict[str, int] = field(default_factory=dict)
+    """How far above the baseline each vertical anchor but ``t`` and ``b`` is."""
+
+    def glyph(self, char: str) -> _Glyph | None:
+        glyph = self.glyphs.get(char, _UNSEEN)
+        if glyph is not _UNSEEN:
+            return glyph  # type: ignore[return-value]
+        font = self.font
+        advance = round(font.getlength(char) * 64)
+        left, top, right, bottom = (int(v) for v in font.getbbox(char, anchor="ls"))
+        found: _Glyph | None = None
+        if advance > 0 and advance % 64 == 0:
+            mask = font.getmask2(char, "L", anchor="ls")[0] if right > left and \
+                bottom > top else None
+            found = _Glyph(advance, mask, left, top, right, bottom)
+        size = _GLYPH_OVERHEAD + (right - left) * (bottom - top)
+        if _kept[0] + size > _GLYPHS_KEPT_BYTES:
+            _forget(glyphs=True)
+        _kept[0] += size
+        self.glyphs[char] = found
+        return found
+
+    def kerning(self, pair: str) -> int:
+        found = self.pairs.get(pair)
+        if found is None:
+            font = self.font
+            found = round(font.getlength(pair) * 64) - round(font.getlength(pair[0]) * 64) - \
+                round(font.getlength(pair[1]) * 64)
+            if _kept[1] >= _PAIRS_KEPT:
+                _forget(glyphs=False)
+            _kept[1] += 1
+            self.pairs[pair] = found
+        return found
+
+    def pen(self, text: str) -> int:
+        """Where the pen ends after ``text``, in 1/64 px: ``getlength(text) * 64``."""
+        pen = 0
+        glyphs, pairs = self.glyphs, self.pairs
+        previous = ""
+        for char in text:
+            glyph = glyphs.get(char) or self.glyph(char)
+            if previous:
+                kern = pairs.get(previous + char)
+                pen += kern if kern is not None else self.kerning(previous + char)
+            pen += glyph.advance if glyph is not None else round(
+                self.font.getlength(char) * 64)
+            previous = char
+        return pen
+
+    def anchor_height(self, anchor: str) -> int:
+        found = self.anchors.get(anchor)
+        if found is None:
+            found = int(self.font.getbbox("x", anchor="l" + anchor)[1]) - \
+                int(self.font.getbbox("x", anchor="ls")[1])
+            self.anchors[anchor] = found
+        return found
+
+
+_UNSEEN = object()
+
+
+_faces: dict[tuple[int, bool], _Face] = {}
+"""A face per font and size the pictures draw text in (the sizes are the code's, a few dozen
+at most; what each keeps is bounded by ``_GLYPHS_KEPT_BYTES`` and ``_PAIRS_KEPT``)."""
+
+
+def _face(size: int, bold: bool) -> _Face:
+    found = _faces.get((size, bold))
+    if found is None:
+        found = _faces[(size, bold)] = _Face(_font(size, bold))
+    return found
+
+
+def _forget(*, glyphs: bool) -> None:
+    """Forget the glyphs (or the pairs) of every font and size kept (``_GLYPHS_KEPT_BYTES``)."""
+    for face in _faces.values():
+        (face.glyphs if glyphs else face.pairs).clear()
+    _kept[0 if glyphs else 1] = 0
+
+
+def _pen(text: str, size: int, bold: bool = True) -> int:
+    """The length of ``text`` in 1/64 px, as ``getlength`` measures it (``* 64``)."""
+    return _face(size, bold).pen(text)
+
+
+def _laid_out(text: str, size: int, bold: bool
+              ) -> tuple[Image.Image, int, int, int, int] | None:
+    """``text`` drawn from its glyphs: its mask, the offsets of the mask's top left corner and
+    of its bottom from the pen's start on the baseline, and where the pen ends (1/64 px);
+    ``None`` for a string
+    Pillow must draw (a glyph whose advance is not whole pixels)."""
+    face = _face(size, bold)
+    glyphs, pairs = face.glyphs, face.pairs
+    placed: list[tuple[int, _Glyph]] = []
+    pen = left = top = bottom = 0
+    right = 0
+    previous = ""
+    for char in text:
+        glyph = glyphs.get(char) or face.glyph(char)
+        if glyph is None:
+            return None
+        if previous:
+            kern = pairs.get(previous + char)
+            pen += kern if kern is not None else face.kerning(previous + char)
+        x = (pen + 32) >> 6
+        if x + glyph.left < left:
+            left = x + glyph.left
+        if x + glyph.right > right:
+            right = x + glyph.right
+        if glyph.top < top:
+            top = glyph.top
+        if glyph.bottom > bottom:
+            bottom = glyph.bottom
+        if glyph.mask is not None:
+            placed.append((x, glyph))
+        pen += glyph.advance
+        previous = char
+    end = (pen + 32) >> 6
+    if end > right:
+        right = end
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    core = mask.im
+    for x, glyph in placed:
+        x0, y0 = x + glyph.left - left, glyph.top - top
+        core.paste(255, (x0, y0, x0 + glyph.right - glyph.left, y0 + glyph.bottom - glyph.top),
+                   glyph.mask)
+    return mask, left, top, bottom, pen
+
+
+def _anchored(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, int, int]:
+    """The mask of ``text`` and the offset of its top left corner from the anchor point, as
+    ``ImageDraw.text`` draws it (from the glyphs where it can)."""
+    laid = _laid_out(text, size, bold)
+    if laid is None:
+        font = _font(size, bold)
+        left, top, right, bottom = (int(v) for v in font.getbbox(text, anchor=anchor))
+        mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+        ImageDraw.Draw(mask).text((-left, -top), text, font=font, fill=255, anchor=anchor)
+        return mask, left, top
+    mask, left, top, bottom, pen = laid
+    horizontal, vertical = anchor[0], anchor[1]
+    if horizontal == "m":
+        left -= ((pen // 2) + 32) >> 6
+    elif horizontal == "r":
+        left -= (pen + 32) >> 6
+    if vertical == "t":
+        top = 0
+    elif vertical == "b":
+        top -= bottom
+    else:
+        top += _face(size, bold).anchor_height(vertical)
+    return mask, left, top
+
+
+_LINES_KEPT_BYTES = 2 << 20
 """Bytes of the masks of long texts ``_text_mask`` keeps (a byte a pixel): the lines of last
 moves, names and headers, each on the boards of several moves of its game while few games are
 played. (With a thousand games a line comes back after a thousand other boards, too late for
-any bound worth its memory: it is drawn again.)"""
+any bound worth its memory: it is drawn again.) Laid out from the glyphs, a line costs some
+30 us to draw again (0.25 ms when FreeType drew it): half the 4 MB it had before, which leaves
+room for the glyphs and the kerning pairs kept (``_GLYPHS_KEPT_BYTES``)."""
 _LABELS_KEPT_BYTES = 2 << 20
 """Bytes of the masks of short texts kept apart (labels, counts: some 2 KB each), so that
 the lines, mostly new on each board, do not push out the labels every board shows."""
@@ -133,10 +343,7 @@ def _text_mask(text: str, size: int, bold: bool, anchor: str) -> _Mask:
     found = _labels.get(key) or _lines.get(key)
     if found is not None:
         return found
-    font = _font(size, bold)
-    left, top, right, bottom = (int(v) for v in font.getbbox(text, anchor=anchor))
-    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
-    ImageDraw.Draw(mask).text((-left, -top), text, font=font, fill=255, anchor=anchor)
+    mask, left, top = _anchored(text, size, bold, anchor)
     pixels = mask.width * mask.height
     kept = _labels if pixels <= _LABEL_PIXELS else _lines
     kept.put(key, (mask, left, top), pixels + _MASK_OVERHEAD)

@@ -14,7 +14,7 @@ from engine.cards import rank_text
 from .board_info import BoardInfo, _names
 from .board_layout import _MARGIN
 from .cards_and_fans import _SIDE_H, _SIDE_W, _empty_slot, _paste_card, _radius, _ranks_text
-from .fonts import _DRAWING, _font, _text
+from .fonts import _DRAWING, _pen, _text
 from .picture_palette import (
     _FELT,
     _FELT_DARK,
@@ -261,9 +261,9 @@ def _label_lines(parts: tuple[str, ...], size: int, width: int) -> tuple[tuple[s
     """The lines and font size for a card's label made of ``parts``, so that every line fits
     ``width`` pixels."""
     whole = " ".join(parts)
-    if _font(size).getlength(whole) <= width:
+    if _pen(whole, size) / 64 <= width:
         return (whole,), size
-    while size > 12 and max(_font(size).getlength(p) for p in parts) > width:
+    while size > 12 and max(_pen(p, size) for p in parts) / 64 > width:
         size -= 1
     return parts, size
 
