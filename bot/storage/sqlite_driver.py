@@ -10,9 +10,9 @@ import asyncio
 import contextlib
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import aiosqlite
 
@@ -22,6 +22,8 @@ from .migrations_sqlite import migrate as migrate_sqlite
 from .migrations_sqlite import schema_version as sqlite_version
 
 __all__ = ["SqliteDatabase", "private_file", "sqlite_unavailable"]
+
+_T = TypeVar("_T")
 
 
 _SQLITE_UNAVAILABLE = {
@@ -59,44 +61,91 @@ def _sqlite_faults() -> Iterator[None]:
 
 
 
+class _Sqlite3Connection(sqlite3.Connection):
+    """sqlite3's connection, whose instance takes attributes: a test replaces its ``execute``
+    to raise what a failing disk raises (the statements run through it, on aiosqlite's
+    thread)."""
+
+
+def _on_thread(db: aiosqlite.Connection, work: Callable[[sqlite3.Connection], _T]) -> Awaitable[_T]:
+    """Run ``work`` with the connection on aiosqlite's thread: ONE hop there and back for all
+    it does. aiosqlite's own methods take a hop each (a cursor's execute, its fetch, its close:
+    three for a read), and a hop costs the event loop more than a small statement costs SQLite.
+    The work is queued in order with aiosqlite's own calls (``Connection._execute``, the queue
+    every one of them goes through), and runs even if the caller is cancelled meanwhile."""
+    return cast("Awaitable[_T]", db._execute(work, db._conn))  # type: ignore[no-untyped-call]
+
+
+def _run(sql: str, args: tuple[Any, ...]) -> Callable[[sqlite3.Connection], int]:
+    def work(raw: sqlite3.Connection) -> int:
+        cur = raw.execute(sql, args)
+        try:
+            return cur.rowcount
+        finally:
+            cur.close()
+    return work
+
+
+def _script(*statements: str) -> Callable[[sqlite3.Connection], None]:
+    """Statements without results, in order; the first that fails stops the rest."""
+    def work(raw: sqlite3.Connection) -> None:
+        for sql in statements:
+            raw.execute(sql).close()
+    return work
+
+
 class _SqliteConn:
     def __init__(self, db: aiosqlite.Connection) -> None:
         self._db = db
 
     async def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
-        cur = await self._db.execute(sql, tuple(args))
-        count = cur.rowcount
-        await cur.close()
-        return count
+        return await _on_thread(self._db, _run(sql, tuple(args)))
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        await self._db.executemany(sql, rows)
+        def work(raw: sqlite3.Connection) -> None:
+            raw.executemany(sql, rows).close()
+        await _on_thread(self._db, work)
 
     async def copy_rows(self, table: str, columns: Sequence[str],
                         rows: Sequence[Sequence[Any]]) -> None:
         marks = ", ".join("?" * len(columns))
-        await self._db.executemany(
+        await self.executemany(
             f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
 
     async def fetchone(self, sql: str, args: Sequence[Any] = ()) -> Row | None:
-        async with self._db.execute(sql, tuple(args)) as cur:
-            row: Row | None = await cur.fetchone()
-        return row
+        params = tuple(args)
+
+        def work(raw: sqlite3.Connection) -> Row | None:
+            cur = raw.execute(sql, params)
+            try:
+                return cast("Row | None", cur.fetchone())
+            finally:
+                cur.close()
+        return await _on_thread(self._db, work)
 
     async def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
-        async with self._db.execute(sql, tuple(args)) as cur:
-            rows: list[Row] = list(await cur.fetchall())
-        return rows
+        params = tuple(args)
+
+        def work(raw: sqlite3.Connection) -> list[Row]:
+            cur = raw.execute(sql, params)
+            try:
+                return cast("list[Row]", cur.fetchall())
+            finally:
+                cur.close()
+        return await _on_thread(self._db, work)
 
     async def fetchtuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        cur = await self._db.cursor()
-        try:
-            cur.row_factory = None  # plain tuples, made by sqlite3 itself: no Row objects
-            await cur.execute(sql, tuple(args))
-            rows = cast(list[tuple[Any, ...]], list(await cur.fetchall()))
-        finally:
-            await cur.close()
-        return rows
+        params = tuple(args)
+
+        def work(raw: sqlite3.Connection) -> list[tuple[Any, ...]]:
+            cur = raw.cursor()
+            try:
+                cur.row_factory = None  # plain tuples, made by sqlite3 itself: no Row objects
+                cur.execute(sql, params)
+                return cast("list[tuple[Any, ...]]", cur.fetchall())
+            finally:
+                cur.close()
+        return await _on_thread(self._db, work)
 
     async def fetchval(self, sql: str, args: Sequence[Any] = ()) -> Any:
         row = await self.fetchone(sql, args)
@@ -147,7 +196,7 @@ class SqliteDatabase:
     async def connect(cls, path: str) -> SqliteDatabase:
         if path != ":memory:":
             private_file(Path(path))
-        db = await aiosqlite.connect(path, isolation_level=None)
+        db = await aiosqlite.connect(path, isolation_level=None, factory=_Sqlite3Connection)
         db.row_factory = aiosqlite.Row
         try:
             await db.execute("PRAGMA journal_mode=WAL")
@@ -178,10 +227,10 @@ class SqliteDatabase:
 
     async def _commit(self, group: asyncio.Future[None]) -> None:
         try:
-            await self._db.execute("COMMIT")
+            await _on_thread(self._db, _script("COMMIT"))
         except Exception as exc:
             with contextlib.suppress(Exception):
-                await self._db.execute("ROLLBACK")
+                await _on_thread(self._db, _script("ROLLBACK"))
             failed = StorageError(f"the commit failed: {exc}")
             failed.__cause__ = exc
             group.set_exception(sqlite_unavailable(failed) or failed)
@@ -220,8 +269,7 @@ class SqliteDatabase:
         stay. Statements already queued run first, in order, so this comes after them."""
         try:
             with contextlib.suppress(Exception):
-                await self._db.execute("ROLLBACK TO member")
-                await self._db.execute("RELEASE member")
+                await _on_thread(self._db, _script("ROLLBACK TO member", "RELEASE member"))
             self._check_group()
         finally:
             await self._end_turn()
@@ -275,15 +323,18 @@ class SqliteDatabase:
             self._check_group()
             if self._group is None:
                 self._group = loop.create_future()
-                self._group_size, self._group_opened = 0, loop.time()
-                try:
-                    await self._db.execute("BEGIN IMMEDIATE")
+                self._group_size, self._group_opened = 1, loop.time()
+                group = self._group
+                try:  # one hop for both
+                    await _on_thread(self._db, _script("BEGIN IMMEDIATE", "SAVEPOINT member"))
                 except Exception:
-                    self._group = None
+                    if not self._db.in_transaction:  # BEGIN failed: no group was opened
+                        self._group = None
                     raise
-            group = self._group
-            self._group_size += 1
-            await self._db.execute("SAVEPOINT member")
+            else:
+                group = self._group
+                self._group_size += 1
+                await _on_thread(self._db, _script("SAVEPOINT member"))
         except BaseException:
             await self._leave()
             raise
@@ -293,7 +344,7 @@ class SqliteDatabase:
             await self._leave()
             raise
         try:
-            await self._db.execute("RELEASE member")
+            await _on_thread(self._db, _script("RELEASE member"))
         except BaseException:
             await self._leave()
             raise

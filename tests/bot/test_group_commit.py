@@ -61,14 +61,14 @@ async def test_a_failing_transaction_rolls_back_only_its_own_statements(
 
 async def test_a_failed_commit_fails_every_member(db: SqliteDatabase, tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    real = db._db.execute
+    real = db._db._conn.execute
 
     def failing(sql: str, *args: Any) -> Any:
         if sql == "COMMIT":
             raise sqlite3.OperationalError("disk I/O error")
         return real(sql, *args)
 
-    monkeypatch.setattr(db._db, "execute", failing)
+    monkeypatch.setattr(db._db._conn, "execute", failing)
 
     async def insert(n: int) -> None:
         async with db.transaction() as conn:
@@ -163,7 +163,7 @@ async def test_many_savers_with_failures_and_cancellations(tmp_path: Path, seed:
     async with database.connection() as conn:
         await conn.execute("CREATE TABLE t (n INTEGER PRIMARY KEY)")
     monkeypatch.setattr(database, "GROUP_WAIT", rng.choice([0.001, 0.01, 0.05]))
-    real = database._db.execute
+    real = database._db._conn.execute
     commits = {"failed": 0}
 
     def sometimes_failing(sql: str, *args: Any) -> Any:
@@ -172,7 +172,7 @@ async def test_many_savers_with_failures_and_cancellations(tmp_path: Path, seed:
             raise sqlite3.OperationalError("disk I/O error")
         return real(sql, *args)
 
-    monkeypatch.setattr(database._db, "execute", sometimes_failing)
+    monkeypatch.setattr(database._db._conn, "execute", sometimes_failing)
     returned: dict[int, bool] = {}
     raised: dict[int, type[BaseException]] = {}
 

@@ -140,7 +140,7 @@ async def test_sqlite_full_or_read_only_refuses_politely_and_loses_nothing(
     if fault == "full":
         # SQLITE_FULL on every write, as SQLite raises it when the disk has no room (a real
         # full disk needs a small file system mounted, which a test can't count on).
-        db = world.bot.storage._db._db  # the aiosqlite connection
+        db = world.bot.storage._db._db._conn  # sqlite3's connection, under aiosqlite's
         real = db.execute
 
         def full(sql: str, *args: Any) -> Any:
