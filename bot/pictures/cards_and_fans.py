@@ -33,6 +33,7 @@ from .picture_palette import (
     _ink,
     _lean,
     _mapped,
+    _one_index,
 )
 
 # ----------------------------------------------------------------------------- card tiles
@@ -306,8 +307,8 @@ def _empty_slot(image: Image.Image, x: int, y: int, w: int, h: int, lines: Seque
         _draw_empty_slot(image, x, y, w, h, lines, size, bold)
         return
     box = (x, y, x + w, y + h)
-    low, high = image.im.crop(box).getextrema()
-    if low != high:
+    low = _one_index(image, box)
+    if low is None:
         _draw_empty_slot(image, x, y, w, h, lines, size, bold)
         return
     px, py = x % 2, y % 2
