@@ -134,9 +134,18 @@ def _mapped(image: Image.Image) -> Image.Image:
 
 
 def _in_palette(image: Image.Image) -> bool:
-    """Whether ``image`` is drawn in the pictures' palette already (a "P" picture of it)."""
-    return image.mode == "P" and bytes(image.getpalette() or ())[:len(_PALETTE_BYTES)] == \
-        _PALETTE_BYTES
+    """Whether ``image`` is drawn in the pictures' palette already (a "P" picture of it).
+
+    The palette is read as the core's bytes, as ``getpalette`` reads it before it makes a list
+    of 768 numbers of them (some 7 us)."""
+    if image.mode != "P":
+        return False
+    image.load()
+    try:
+        palette = image.im.getpalette(image.im.getpalettemode(), "RGB")
+    except ValueError:  # no palette
+        return False
+    return bytes(palette[:len(_PALETTE_BYTES)]) == _PALETTE_BYTES
 
 
 def _lean(image: Image.Image) -> Image.Image:
