@@ -13,7 +13,15 @@ from engine.cards import rank_text
 
 from .board_info import BoardInfo, _names
 from .board_layout import _MARGIN
-from .cards_and_fans import _SIDE_H, _SIDE_W, _empty_slot, _paste_card, _radius, _ranks_text
+from .cards_and_fans import (
+    _SIDE_H,
+    _SIDE_W,
+    _empty_slot,
+    _fill_rounded,
+    _paste_card,
+    _radius,
+    _ranks_text,
+)
 from .fonts import _DRAWING, _pen, _text
 from .picture_palette import (
     _FELT,
@@ -236,15 +244,8 @@ def _draw_hinted(image: Image.Image, card: Card, x: int, y: int, w: int, h: int,
         words, colour = (), _GREEN
     if words:
         ring = 7
-        if image.mode == "P":
-            # The same pixels as the drawing below, through the shape drawn once per size.
-            shape = _ring_shape(w + 2 * ring, h + 2 * ring, _radius(w) + ring)
-            image.im.paste(_ink(image, colour), (x - ring, y - ring, x + w + ring,
-                                                 y + h + ring), shape.im)
-        else:
-            ImageDraw.Draw(image).rounded_rectangle(
-                (x - ring, y - ring, x + w + ring - 1, y + h + ring - 1), _radius(w) + ring,
-                fill=_ink(image, colour))
+        _fill_rounded(image, (x - ring, y - ring, x + w + ring - 1, y + h + ring - 1),
+                      _radius(w) + ring, colour)
     _paste_card(image, card, x, y, w, h)
     width = w + 40
     line_y = y + h + (16 if big else 12)
@@ -260,16 +261,6 @@ def _draw_hinted(image: Image.Image, card: Card, x: int, y: int, w: int, h: int,
         sides = "any" if len(hint.sides) == all_sides else _stacks("S", hint.sides)
         _text(image, (x + w / 2, line_y), f"discard: {sides}", 20, _MUTED, anchor="mt",
               bold=False, width=width)
-
-
-@lru_cache(maxsize=8)
-def _ring_shape(w: int, h: int, radius: int) -> Image.Image:
-    """The pixels a filled rounded rectangle ``w`` by ``h`` covers (255, else 0): the ring
-    around a card that may be played, drawn once per size (the rounded corners are drawn
-    as pie slices, some 20 us each time)."""
-    shape = Image.new("L", (w, h), 0)
-    ImageDraw.Draw(shape).rounded_rectangle((0, 0, w - 1, h - 1), radius, fill=255)
-    return shape
 
 
 @lru_cache(maxsize=256)
