@@ -129,7 +129,9 @@ class Move:
         raise AttributeError("Move is immutable")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Move.parse, (self._text,))
+        # Unpickled by a look-up of the notation, not by parsing it: a hand's view carries
+        # some twenty moves, and the drawing process unpickles one per picture of a hand.
+        return (_unpickled, (self._text,))
 
     def __str__(self) -> str:
         return self._text
@@ -286,3 +288,12 @@ ALL_MOVES: tuple[Move, ...] = (
 """Every move the notation can express (legal or not), for tests and tools."""
 
 __all__ += ["ALL_MOVES"]
+
+
+_BY_NOTATION: dict[str, Move] = {m.text: m for m in ALL_MOVES}
+
+
+def _unpickled(text: str) -> Move:
+    """The move a pickle names by its notation (``Move.__reduce__``)."""
+    found = _BY_NOTATION.get(text)
+    return found if found is not None else Move.parse(text)

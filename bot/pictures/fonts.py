@@ -366,7 +366,7 @@ def _printable(text: str, bold: bool) -> str:
 
     They would show as empty boxes; a name like "Ann 🎉" reads better as "Ann".
     """
-    if all(" " <= c <= "~" for c in text):
+    if text.isascii() and text.isprintable():  # every character from " " to "~"
         return text
     kept = "".join(c for c in text if _has_glyph(c, bold))
     return " ".join(kept.split()) or "?"

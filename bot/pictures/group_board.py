@@ -36,6 +36,7 @@ from .cards_and_fans import (
     _draw_fan,
     _draw_side_label,
     _empty_slot,
+    _fill_rounded,
     _paste_card,
 )
 from .fonts import _fit, _length, _printable, _text
@@ -114,7 +115,7 @@ def _draw_group_board(pub: View, info: BoardInfo) -> Image.Image:
     top_box = _moves_box(centres)
     moves_box = _group_cell(3) if players == 3 else top_box
     for box in {top_box, moves_box}:
-        draw.rounded_rectangle(box, 12, fill=dark)
+        _fill_rounded(board, box, 12, _FELT_DARK)
     _text(board, (moves_box[0] + 14, moves_box[1] + 8), "Last moves", _GROUP_TEXT, _MUTED,
           anchor="lt")
     _draw_group_header(board, pub, info)

@@ -13,7 +13,15 @@ from engine.cards import rank_text
 
 from .board_info import BoardInfo, _names
 from .board_layout import _MARGIN
-from .cards_and_fans import _SIDE_H, _SIDE_W, _empty_slot, _paste_card, _radius, _ranks_text
+from .cards_and_fans import (
+    _SIDE_H,
+    _SIDE_W,
+    _empty_slot,
+    _fill_rounded,
+    _paste_card,
+    _radius,
+    _ranks_text,
+)
 from .fonts import _DRAWING, _pen, _text
 from .picture_palette import (
     _FELT,
@@ -236,9 +244,8 @@ def _draw_hinted(image: Image.Image, card: Card, x: int, y: int, w: int, h: int,
         words, colour = (), _GREEN
     if words:
         ring = 7
-        ImageDraw.Draw(image).rounded_rectangle(
-            (x - ring, y - ring, x + w + ring - 1, y + h + ring - 1), _radius(w) + ring,
-            fill=_ink(image, colour))
+        _fill_rounded(image, (x - ring, y - ring, x + w + ring - 1, y + h + ring - 1),
+                      _radius(w) + ring, colour)
     _paste_card(image, card, x, y, w, h)
     width = w + 40
     line_y = y + h + (16 if big else 12)
