@@ -76,14 +76,24 @@ def _on_thread(db: aiosqlite.Connection, work: Callable[[sqlite3.Connection], _T
     return cast("Awaitable[_T]", db._execute(work, db._conn))  # type: ignore[no-untyped-call]
 
 
-def _run(sql: str, args: tuple[Any, ...]) -> Callable[[sqlite3.Connection], int]:
-    def work(raw: sqlite3.Connection) -> int:
+def _statement(sql: str, args: tuple[Any, ...], take: Callable[[sqlite3.Cursor], _T]
+               ) -> Callable[[sqlite3.Connection], _T]:
+    """One statement and what ``take`` reads of its cursor, the cursor closed after."""
+    def work(raw: sqlite3.Connection) -> _T:
         cur = raw.execute(sql, args)
         try:
-            return cur.rowcount
+            return take(cur)
         finally:
             cur.close()
     return work
+
+
+def _rowcount(cur: sqlite3.Cursor) -> int:
+    return cur.rowcount
+
+
+def _run(sql: str, args: tuple[Any, ...]) -> Callable[[sqlite3.Connection], int]:
+    return _statement(sql, args, _rowcount)
 
 
 def _script(*statements: str) -> Callable[[sqlite3.Connection], None]:
@@ -113,26 +123,12 @@ class _SqliteConn:
             f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
 
     async def fetchone(self, sql: str, args: Sequence[Any] = ()) -> Row | None:
-        params = tuple(args)
-
-        def work(raw: sqlite3.Connection) -> Row | None:
-            cur = raw.execute(sql, params)
-            try:
-                return cast("Row | None", cur.fetchone())
-            finally:
-                cur.close()
-        return await _on_thread(self._db, work)
+        row = await _on_thread(self._db, _statement(sql, tuple(args), sqlite3.Cursor.fetchone))
+        return cast("Row | None", row)
 
     async def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
-        params = tuple(args)
-
-        def work(raw: sqlite3.Connection) -> list[Row]:
-            cur = raw.execute(sql, params)
-            try:
-                return cast("list[Row]", cur.fetchall())
-            finally:
-                cur.close()
-        return await _on_thread(self._db, work)
+        rows = await _on_thread(self._db, _statement(sql, tuple(args), sqlite3.Cursor.fetchall))
+        return cast("list[Row]", rows)
 
     async def fetchtuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         params = tuple(args)
