@@ -399,6 +399,14 @@ def _png(image: Image.Image) -> bytes:
     picture. A palette image needs no row filter (the PNG specification advises none), so each
     row is its filter byte 0 and the palette indices. A
     picture drawn in the palette (``_new_picture``) is written as it is.
+
+    ISA-L's level 0 (fixed Huffman codes), not its level 1 (a code made for each block): level
+    1 is as fast and ~15% smaller, but its bytes vary from one process, or one call, to the
+    next for the very same pixels (a few bytes of a board, the stream always valid; isal
+    1.9.1; more often under ``MALLOC_PERTURB_``, so it seems to read memory it does not set).
+    It showed as a picture of the drawing process not byte for byte the bot's own (one CI run
+    of ``tests/bot/test_drawing.py``; about one run in four of 360 pictures). Level 0 gave the
+    same bytes in every run tried (40 runs of 360 pictures, ``MALLOC_PERTURB_`` set).
     """
     quantized = image if _in_palette(image) else _mapped(image)
     width, height = quantized.size
@@ -406,7 +414,7 @@ def _png(image: Image.Image) -> bytes:
     # stride): a 0 in front of it all and the last one left off, and every row has its filter
     # byte 0 in front. No copy of the picture is made for it.
     rows = memoryview(_raw_rows(quantized))[:-1]
-    deflate = isal_zlib.compressobj(1)
+    deflate = isal_zlib.compressobj(0)
     idat = deflate.compress(b"\0") + deflate.compress(rows) + deflate.flush()
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8-bit, palette colour
     return b"".join((_PNG_SIGNATURE, _chunk(b"IHDR", header), _PLTE, _chunk(b"IDAT", idat),
