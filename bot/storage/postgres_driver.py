@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 import os
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -21,6 +22,8 @@ from .migrations_postgres import migrate as migrate_postgres
 from .migrations_postgres import schema_version as postgres_version
 
 __all__ = ["PostgresDatabase", "numbered", "postgres_unavailable", "scratch_schema"]
+
+log = logging.getLogger(__name__)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -173,9 +176,29 @@ class PostgresDatabase:
         return cls(pool, url)
 
     @contextlib.asynccontextmanager
+    async def _acquired(self) -> AsyncIterator[Any]:
+        """A connection of the pool, given back after use.
+
+        Given back, a connection is reset for its next user; should that fail, the pool closes
+        it (it makes a new one when one is wanted) and raises. That is not a failure of what
+        was done on it, which was committed or rolled back before: it is logged, not raised.
+        (Seen right after a server restart: asyncpg 0.32's "cannot switch to state 15; another
+        operation (2) is in progress", raised by the reset of a connection whose transaction
+        had committed: a board saved, then reported as failed.)"""
+        conn = await self._pool.acquire(timeout=self.ACQUIRE_TIMEOUT)
+        try:
+            yield conn
+        finally:
+            try:
+                await self._pool.release(conn)
+            except Exception as exc:
+                log.warning("PostgreSQL: a connection could not be reset after use and was "
+                            "closed (%s: %s)", type(exc).__name__, str(exc)[:200])
+
+    @contextlib.asynccontextmanager
     async def connection(self) -> AsyncIterator[Conn]:
         with _postgres_faults():
-            async with self._pool.acquire(timeout=self.ACQUIRE_TIMEOUT) as conn:
+            async with self._acquired() as conn:
                 yield _PgConn(conn, self._tracer)
 
     @contextlib.asynccontextmanager
@@ -184,7 +207,7 @@ class PostgresDatabase:
         # transaction was rolled back (or never began), and the pool connects again by itself
         # once the server is back.
         with _postgres_faults():
-            async with self._pool.acquire(timeout=self.ACQUIRE_TIMEOUT) as conn:
+            async with self._acquired() as conn:
                 if self._tracer is not None:
                     self._tracer("BEGIN")  # as SQLite's trace shows its BEGIN and COMMIT
                 async with conn.transaction():

@@ -204,3 +204,38 @@ async def test_shard_locks_are_taken_again_after_a_database_restart(private_post
     finally:
         await one.close()
         await two.close()
+
+
+async def test_a_connection_that_cannot_be_reset_fails_nothing_done_on_it(
+        postgres_url: str, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    # Right after a server restart asyncpg failed to reset a connection given back to the pool
+    # ("another operation is in progress"), after its transaction had committed: the board
+    # was saved, yet its update was reported as failed. What was done stands; the pool drops
+    # the connection and makes a new one.
+    import asyncpg  # type: ignore[import-untyped]
+
+    storage = await Storage.open(postgres_url)
+    try:
+        game_id = await storage.games.create_game(guild_id=G, channel_id=1, players=(3, 4),
+                                                  names=("Ann", "Bob"), rules={},
+                                                  state={"v": 0})
+        resets: list[int] = []
+
+        async def reset(self: object, *, timeout: float | None = None) -> None:
+            resets.append(1)
+            raise asyncpg.exceptions.InternalClientError(
+                "cannot switch to state 15; another operation (2) is in progress")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(asyncpg.Connection, "reset", reset)
+            await storage.games.set_board(game_id, 55, 1, 0)  # a transaction
+            row = await storage.games.get_game(game_id)  # a plain connection
+        assert len(resets) == 2
+        assert row is not None and row.board_message_id == 55
+        assert caplog.text.count("could not be reset") == 2
+        await storage.games.set_board(game_id, 56, 1, 0)  # the pool goes on
+        row = await storage.games.get_game(game_id)
+        assert row is not None and row.board_message_id == 56
+    finally:
+        await storage.close()
