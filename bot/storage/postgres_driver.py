@@ -123,8 +123,13 @@ def postgres_unavailable(exc: BaseException) -> DatabaseUnavailable | None:
     lost = (asyncpg.PostgresConnectionError, asyncpg.CannotConnectNowError,
             asyncpg.AdminShutdownError, asyncpg.CrashShutdownError,
             asyncpg.ConnectionDoesNotExistError, OSError, TimeoutError)
-    if isinstance(exc, lost) or (isinstance(exc, asyncpg.InterfaceError)
-                                 and "closed" in str(exc)):
+    # A connection left mid-way by the server's going (asyncpg 0.32 gave one out of its pool,
+    # right after a restart, that still waited for the end of an error: "cannot switch to
+    # state 15; another operation (2) is in progress") is as good as lost; the pool drops it
+    # when it is given back (``_acquired``).
+    stuck = isinstance(exc, asyncpg.InternalClientError) and "another operation" in str(exc)
+    if isinstance(exc, lost) or stuck or (isinstance(exc, asyncpg.InterfaceError)
+                                          and "closed" in str(exc)):
         return DatabaseUnavailable("the database server is not answering",
                                    f"{type(exc).__name__}: {exc}"[:200])
     return None

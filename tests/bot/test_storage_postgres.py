@@ -239,3 +239,18 @@ async def test_a_connection_that_cannot_be_reset_fails_nothing_done_on_it(
         assert row is not None and row.board_message_id == 56
     finally:
         await storage.close()
+
+
+def test_a_connection_stuck_mid_way_counts_as_the_database_away() -> None:
+    # Given out by asyncpg's pool right after a server restart (2 runs in 80 of
+    # tests/e2e/test_database_faults.py): the use is tried again later, like a lost connection.
+    import asyncpg
+
+    from bot.storage.errors import DatabaseUnavailable
+    from bot.storage.postgres_driver import postgres_unavailable
+
+    stuck = asyncpg.exceptions.InternalClientError(
+        "cannot switch to state 15; another operation (2) is in progress")
+    assert isinstance(postgres_unavailable(stuck), DatabaseUnavailable)
+    assert postgres_unavailable(asyncpg.exceptions.InternalClientError("a bug")) is None
+    assert postgres_unavailable(ValueError("another operation")) is None
