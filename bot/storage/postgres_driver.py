@@ -126,7 +126,7 @@ def postgres_unavailable(exc: BaseException) -> DatabaseUnavailable | None:
     # A connection left mid-way by the server's going (asyncpg 0.32 gave one out of its pool,
     # right after a restart, that still waited for the end of an error: "cannot switch to
     # state 15; another operation (2) is in progress") is as good as lost; the pool drops it
-    # when it is given back (``_acquired``).
+    # when it is given back (``_acquired``). asyncpg issue 784 tells of the same.
     stuck = isinstance(exc, asyncpg.InternalClientError) and "another operation" in str(exc)
     if isinstance(exc, lost) or stuck or (isinstance(exc, asyncpg.InterfaceError)
                                           and "closed" in str(exc)):
