@@ -52,7 +52,7 @@ def main() -> None:
         timed(f"ISA-L level {level}", lambda b, lv=level: isal_zlib.compress(b, lv), raw)
     for level in (1, 6):
         timed(f"zlib level {level}", lambda b, lv=level: zlib.compress(b, lv), raw)
-    timed("_png (rows + ISA-L level 1)", _png, boards)
+    timed("_png (rows + ISA-L level 0)", _png, boards)
     timed("Pillow PNG compress_level 1", lambda b: pillow(b, format="PNG", compress_level=1),
           boards)
     timed("Pillow PNG optimize", lambda b: pillow(b, format="PNG", optimize=True), boards[:6])
