@@ -395,9 +395,9 @@ def _png(image: Image.Image) -> bytes:
 
     The PNG is written here rather than by Pillow so that its pixels are deflated by ISA-L
     (``isal``), some six times faster than zlib at any level (a board: 0.45 ms instead of
-    2.8 ms): encoding was half the time of a picture. A palette image needs no row filter (the PNG specification advises none), so each
-    row is its filter byte 0 and the palette indices. A
-    picture drawn in the palette (``_new_picture``) is written as it is.
+    2.8 ms): encoding was half the time of a picture. A palette image needs no row filter
+    (the PNG specification advises none), so each row is its filter byte 0 and the palette
+    indices. A picture drawn in the palette (``_new_picture``) is written as it is.
 
     ISA-L's level 0 (fixed Huffman codes), not its level 1 (a code made for each block): level
     1 is as fast and ~15% smaller, but its bytes vary from one process, or one call, to the
