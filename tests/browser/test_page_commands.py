@@ -70,6 +70,18 @@ async def test_options_are_read_in_any_order_and_nothing_is_dropped(sandbox_run:
     assert not sandbox_run.bot.service.live._live
 
 
+async def accept_in_turn(people: list[Person], title: str) -> None:
+    """Each person presses Accept on the challenge, the next once the acceptance before shows
+    on his page. The page draws an edited message anew: a click while it does so can be lost
+    (the press on the old button, the release on the new one), as it was once in CI when all
+    of them clicked as fast as they could."""
+    for n, person in enumerate(people):
+        await person.message(title).get_by_role("button", name="Accept").click()
+        for other in people[n + 1:]:
+            await other.page.locator(".message", has_text=title).filter(
+                has_text=f"{person.name} accepted.").wait_for()
+
+
 async def started(run: Run, people: list[Person]) -> None:
     """The game has started, with everyone in it, and each page shows its board."""
     names = [p.name for p in people]
@@ -95,8 +107,7 @@ async def test_a_challenge_of_three_typed_out_of_order(sandbox_run: Run) -> None
     await challenge.wait_for()
     text = await challenge.inner_text()
     assert "@Bob" in text and "@Carol" in text
-    for person in (bob, carol):
-        await person.message("A challenge for 3!").get_by_role("button", name="Accept").click()
+    await accept_in_turn([bob, carol], "A challenge for 3!")
     await started(run, [alice, bob, carol])
 
 
@@ -127,8 +138,7 @@ async def test_a_challenge_of_four_picked_from_the_options_list(sandbox_run: Run
     await alice.page.wait_for_function("() => document.getElementById('command').value === ''")
     challenge = dave.message("A challenge for 4!")
     await challenge.wait_for()
-    for person in (bob, carol, dave):
-        await person.message("A challenge for 4!").get_by_role("button", name="Accept").click()
+    await accept_in_turn([bob, carol, dave], "A challenge for 4!")
     await started(run, [alice, bob, carol, dave])
     assert run.live().match.rules.name == "classic"
 
