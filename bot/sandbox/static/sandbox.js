@@ -443,6 +443,23 @@ function keepAtBottom() {
 
 const rendered = new Map();  // message id -> { m, el }: a message is drawn again only if it changed
 
+// The message a pointer is pressed on is not drawn anew until the pointer is released: a click
+// is a press and a release on one element, and an edit that came in between (another person's
+// click on the same message) would put a new button under the release, and the click would be
+// lost. Drawn once the click has been handled.
+let pressed = null;
+$("messages").addEventListener("pointerdown", (ev) => {
+  const row = ev.target.closest(".message");
+  pressed = row ? row.dataset.id : null;
+});
+for (const type of ["pointerup", "pointercancel"]) {
+  document.addEventListener(type, () => {
+    if (pressed === null) return;
+    pressed = null;
+    setTimeout(() => renderMessages(false));  // after the click this release makes
+  });
+}
+
 function renderMessages(reset) {
   const box = $("messages");
   stick = reset || box.scrollHeight - box.scrollTop - box.clientHeight < 80;
@@ -456,7 +473,7 @@ function renderMessages(reset) {
   const keep = new Set();
   for (const m of shown) {
     let drawn = rendered.get(m.id);
-    if (!drawn || drawn.m !== m) {
+    if (!drawn || (drawn.m !== m && m.id !== pressed)) {
       drawn = { m, el: renderMessage(m) };
       rendered.set(m.id, drawn);
     }
