@@ -4,8 +4,10 @@ path of a move (``make_move``). The controls of invitations live in ``invitation
 carries only ids in its ``custom_id`` (a ``DynamicItem``), so a button posted before a restart
 still works after it: the bot rebuilds the item from the id alone.
 
-Callbacks stay thin: they answer first (a deferred response, within milliseconds, because
-Discord gives up after 3 s), then parse the id, call a game service and follow up. A
+Callbacks stay thin: they parse the id, call a game service and answer. Discord gives up on
+an interaction not answered within 3 s, so an answer not ready within ``QUICK_ANSWER`` (0.1 s)
+is preceded by a deferred response and follows it; one ready sooner (most moves, hands and card
+choices) is the response itself, one request instead of two (``answer_soon``). A
 ``UserError`` becomes a private reply, anything else a private apology and one ERROR log line:
 discord.py 2.7 runs a ``DynamicItem``'s callback outside ``View.on_error`` (it only logs), so
 every item here guards its own callback (``Guarded``). Templates (each ``custom_id`` is at
@@ -85,6 +87,7 @@ __all__ = [
     "ShowHandButton",
     "SourceSelect",
     "answer",
+    "answer_soon",
     "answer_unclaimed",
     "board_controls",
     "failure_reply",
@@ -112,13 +115,65 @@ async def think(interaction: Interaction, *, private: bool) -> None:
 async def answer(interaction: Interaction, *, private: bool, **payload: Any) -> discord.Message:
     """The answer after ``think``: it replaces the "thinking…" placeholder."""
     interaction.extras.pop(_PUBLIC_PENDING, None)
-    if "content" in payload:
-        payload["content"] = clip(payload["content"])
-    if "file" in payload and payload["file"] is None:
-        del payload["file"]  # a hand whose picture was given up: nothing to send
     message: discord.Message = await interaction.followup.send(
-        ephemeral=private, wait=True, **payload)
+        ephemeral=private, wait=True, **_as_new(payload))
     return message
+
+
+QUICK_ANSWER = 0.1
+"""Seconds an answer may take and still be the interaction's one response (``answer_soon``).
+Most moves, hands and card choices are ready well within it (the median reply at 1,000 games
+is some 15 ms); one that is not gets a deferred response then, long before Discord's 3 s."""
+
+
+async def answer_soon(interaction: Interaction, work: Awaitable[dict[str, Any]], *,
+                      private: bool = True, update: bool = False) -> None:
+    """Answer with the payload ``work`` makes: a new message (``update``: an edit of the
+    message whose control was used). Ready within ``QUICK_ANSWER``, it is the interaction's
+    response itself, one request to Discord; else a deferred response (a "thinking…", or for
+    an update nothing on screen) goes out at ``QUICK_ANSWER`` and the answer follows it.
+
+    ``work`` runs in the caller's task (its context: ``saved_here`` stays visible to the
+    apology). A refusal or failure it raises comes after the deferral, if that began, so
+    ``reply_error`` finds the interaction answered or not, as it is."""
+    loop = asyncio.get_running_loop()
+    deferring: list[asyncio.Task[Any]] = []
+
+    def defer() -> None:
+        deferring.append(loop.create_task(
+            interaction.response.defer(ephemeral=private, thinking=not update)))
+
+    timer = loop.call_later(QUICK_ANSWER, defer)
+    try:
+        payload = await work
+    finally:
+        timer.cancel()
+        if deferring:
+            await asyncio.wait(deferring)
+            if not deferring[0].cancelled() and (failed := deferring[0].exception()):
+                raise failed
+    if update:
+        edit = _as_edit(payload)
+        if "content" in edit:
+            edit["content"] = clip(edit["content"])
+        if interaction.response.is_done():
+            await interaction.edit_original_response(**edit)
+        else:
+            await interaction.response.edit_message(**edit)
+    elif interaction.response.is_done():
+        await answer(interaction, private=private, **payload)
+    else:
+        payload = _as_new(payload)
+        await interaction.response.send_message(ephemeral=private, **payload)
+
+
+def _as_new(payload: dict[str, Any]) -> dict[str, Any]:
+    out = dict(payload)
+    if "content" in out:
+        out["content"] = clip(out["content"])
+    if "file" in out and out["file"] is None:
+        del out["file"]  # a hand whose picture was given up: nothing to send
+    return out
 
 
 async def reply_error(interaction: Interaction, message: str) -> None:
@@ -185,7 +240,9 @@ class Controls(discord.ui.View):
     Yet it keeps every view it was given, and the one of a private follow-up (a hand, on every
     move) for 15 minutes, with a task sleeping on that timeout: with 1,000 games played that
     was 3,700 views after one minute, each with its menu and options. Saying the view has
-    nothing to dispatch keeps discord.py from storing it, and from timing it out.
+    nothing to dispatch keeps discord.py from storing it, and from timing it out; an
+    interaction's message response (``answer_soon``) stores a view unless it is finished, so it
+    says that too (nothing else reads it).
     """
 
     def __init__(self) -> None:
@@ -193,6 +250,9 @@ class Controls(discord.ui.View):
 
     def is_dispatchable(self) -> bool:
         return False
+
+    def is_finished(self) -> bool:
+        return True
 
 
 class Picture(discord.File):
@@ -249,12 +309,13 @@ class ShowHandButton(
     PREFIX, LABEL, STYLE = "hand", "Show my hand", discord.ButtonStyle.primary
 
     async def act(self, interaction: Interaction) -> None:
-        await think(interaction, private=True)
+        await answer_soon(interaction, self._hand(interaction))
+
+    async def _hand(self, interaction: Interaction) -> dict[str, Any]:
         bot = interaction.client
         live = await bot.service.live.game(self.game_id)
         bot.service.live.seat(live, interaction.user.id)
-        await answer(interaction, private=True,
-                     **await hand_payload(bot, live, interaction.user.id))
+        return await hand_payload(bot, live, interaction.user.id)
 
 
 class ClaimButton(
@@ -287,8 +348,9 @@ def board_controls(game_id: int, finished: bool) -> Controls | None:
 
 # ---------------------------------------------------------------------- the private hand
 #
-# These edit the private hand message they sit on: a deferred update first (nothing changes on
-# screen yet), then an edit of that message once the move is saved and the hand drawn.
+# These edit the private hand message they sit on, once the move is saved and the hand drawn:
+# in their response if that is quick, else after a deferred update (nothing changes on screen
+# meanwhile).
 
 
 class SourceSelect(
@@ -321,7 +383,9 @@ class SourceSelect(
         return cls(int(match["game"]), int(match["ver"]), item)
 
     async def act(self, interaction: Interaction) -> None:
-        await interaction.response.defer()
+        await answer_soon(interaction, self._chosen(interaction), update=True)
+
+    async def _chosen(self, interaction: Interaction) -> dict[str, Any]:
         bot = interaction.client
         values = self.item.values
         live = await bot.service.live.game(self.game_id)
@@ -330,12 +394,11 @@ class SourceSelect(
             raise UserError("Choose a card from the menu.")
         stale = self.version != live.version
         # Not stale, the message already shows this hand's picture: it is kept, not sent again.
-        payload = await hand_payload(
+        return await hand_payload(
             bot, live, interaction.user.id, selected=None if stale else values[0],
             note="The game has moved on; here is your hand as it is now." if stale else None,
             picture=stale,
         )
-        await interaction.edit_original_response(**_as_edit(payload))
 
 
 class MoveButton(
@@ -361,12 +424,14 @@ class MoveButton(
         return cls(int(match["game"]), int(match["ver"]), match["move"])
 
     async def act(self, interaction: Interaction) -> None:
-        await interaction.response.defer()
+        await answer_soon(interaction, self._moved(interaction), update=True)
+
+    async def _moved(self, interaction: Interaction) -> dict[str, Any]:
         bot = interaction.client
         user = interaction.user.id
         try:
-            payload = await make_move(bot, self.game_id, user, self.move,
-                                      expected_version=self.version)
+            return await make_move(bot, self.game_id, user, self.move,
+                                   expected_version=self.version)
         except UserError as exc:
             # Refresh the hand so the player sees the position that made the move illegal.
             try:
@@ -375,8 +440,7 @@ class MoveButton(
                 raise exc from None
             if live.terms.seat_of(user) is None:
                 raise
-            payload = await hand_payload(bot, live, user, note=f"⚠️ {exc}")
-        await interaction.edit_original_response(**_as_edit(payload))
+            return await hand_payload(bot, live, user, note=f"⚠️ {exc}")
 
 
 class BackButton(
@@ -388,12 +452,13 @@ class BackButton(
     PREFIX, LABEL = "back", "Back"
 
     async def act(self, interaction: Interaction) -> None:
-        await interaction.response.defer()
+        await answer_soon(interaction, self._hand(interaction), update=True)
+
+    async def _hand(self, interaction: Interaction) -> dict[str, Any]:
         bot = interaction.client
         live = await bot.service.live.game(self.game_id)
         bot.service.live.seat(live, interaction.user.id)
-        payload = await hand_payload(bot, live, interaction.user.id)
-        await interaction.edit_original_response(**_as_edit(payload))
+        return await hand_payload(bot, live, interaction.user.id)
 
 
 class ResignButton(

@@ -47,7 +47,9 @@ What it measures:
   sent again included): the pictures delivered, per move; ``hand_replies_without_picture``,
   the replies whose hand came in words only because its picture wasn't drawn within the
   bot's wait for it (such a reply is quick for having given its picture up: read
-  ``reply_p99_ms`` with it).
+  ``reply_p99_ms`` with it). ``rest_calls_per_move``: the requests the bot's processes made
+  to the fake's REST API in the playing time (interaction responses, follow-ups, edits, board
+  posts), per move.
   ``board_lag_p50_ms`` … ``board_lag_max_ms``: for each card played in the
   playing time, from its ✅ to the first new picture of its game's board, made after the move
   began, that shows it (its "Last moves" lists it, or a play of the same game made after it:
@@ -402,6 +404,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             store = fake.store
             posts, edits, redraws = store.board_posts, store.board_edits, store.board_redraws
             hands0 = store.uploads["hand.png"]
+            requests0 = len(fake.requests)
             cpu0, bench0, written0 = cpu_all(pids), self_cpu(), written_all(pids)
             helpers0 = cpu_of(helpers_of(pids))
             machine0 = machine_jiffies()
@@ -418,6 +421,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             posts, edits, redraws = (fake.store.board_posts - posts, fake.store.board_edits - edits,
                                      fake.store.board_redraws - redraws)
             hands = fake.store.uploads["hand.png"] - hands0
+            rest_calls = len(fake.requests) - requests0
             last = len(fake.interactions)
             # Let the actions under way finish (their answers count), then stop the rest.
             _, late = await asyncio.wait(players, timeout=ANSWER_TIMEOUT + REPLY_TIMEOUT)
@@ -494,6 +498,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "hand_pictures_per_move": round(hands / moves, 2) if moves else None,
         "hand_replies_without_picture": load.hands_in_words,
         "board_pictures_per_move": round((posts + redraws) / moves, 2) if moves else None,
+        "rest_calls_per_move": round(rest_calls / moves, 2) if moves else None,
         "board_lag_p50_ms": round(_percentile(lags, 0.50) * 1000, 1),
         "board_lag_p99_ms": round(_percentile(lags, 0.99) * 1000, 1),
         "board_lag_max_ms": round((lags[-1] if lags else 0.0) * 1000, 1),

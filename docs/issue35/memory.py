@@ -140,7 +140,7 @@ def main() -> None:
     for r in range(2):
         for tree in trees if r % 2 == 0 else trees[::-1]:
             got = run(tree, reqs)
-            print(f"{tree} round {r}: " + ", ".join(f"{k} {v:.1f}" for k, v in got.items()),
+            print(f"{tree} round {r}: " + ", ".join(f"{k} {v:.2f}" for k, v in got.items()),
                   flush=True)
     with open("/proc/loadavg") as load:
         print("load average", load.read().strip())

@@ -96,18 +96,22 @@ async def test_play_and_move_buttons_answer_before_they_draw(
     src_id = next(c for c in message.custom_ids() if c.startswith("sm:src:"))
     inter = await world.fake.select(user, message, src_id, [option["value"]])
     first = await inter.response(timeout=SLOW)
-    assert first.kind is CallbackType.DEFERRED_UPDATE_MESSAGE
+    # The card's targets need no new picture: ready at once, they are the response itself
+    # (unless the machine is too busy even for that).
+    assert first.kind in (CallbackType.UPDATE_MESSAGE, CallbackType.DEFERRED_UPDATE_MESSAGE)
+    assert inter.latency is not None and inter.latency < SLOW / 2
     await inter.settled(timeout=10)
     version = live.version
     target = option_targets(option)[0]
     move_id = next(c for c in message.custom_ids() if c.endswith(f":{option['value']}>{target}"))
     inter = await world.fake.click(user, message, move_id)
     first = await inter.response(timeout=SLOW)
-    assert first.kind is CallbackType.DEFERRED_UPDATE_MESSAGE
     assert inter.latency is not None and inter.latency < SLOW / 2
     edited = await inter.settled(timeout=10)
     assert edited is message and message.content.startswith("✅"), message.content
     assert live.version == version + 1
+    if edited.attachments:  # the turn goes on: the reply waited for the slow picture
+        assert first.kind is CallbackType.DEFERRED_UPDATE_MESSAGE
 
 
 async def test_a_refusal_after_a_public_defer_stays_private(world: World,
@@ -178,6 +182,61 @@ async def _boom(*args: Any, **kwargs: Any) -> Any:
     raise RuntimeError("the database went away")
 
 
+async def test_quick_answers_are_the_response_itself(
+        world: World, no_error_logs: ErrorLogGuard, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A hand, a card's targets and a move ready within ui.QUICK_ANSWER: one request each.
+    # (Longer here than the bot's: a busy machine must not make them late.)
+    monkeypatch.setattr(ui, "QUICK_ANSWER", 2.5)
+    await start_challenge(world, "kings")
+    user = on_turn(world)
+    for _ in range(20):  # the first drawing starts the drawing process: not always quick
+        inter = await world.fake.slash(user, world.channel, "hand")
+        message = await inter.message()
+        if (await inter.response()).kind is CallbackType.CHANNEL_MESSAGE:
+            break
+    else:
+        pytest.fail("/hand was never answered in its response")
+    assert message.ephemeral and message.attachments and message.visible_to == user.id
+    option = select_options(message)[0]
+    src_id = next(c for c in message.custom_ids() if c.startswith("sm:src:"))
+    inter = await world.fake.select(user, message, src_id, [option["value"]])
+    assert (await inter.response()).kind is CallbackType.UPDATE_MESSAGE
+    await inter.settled()
+    assert "Move" in message.content and len(message.attachments) == 1
+    target = option_targets(option)[0]
+    move_id = next(c for c in message.custom_ids() if c.endswith(f":{option['value']}>{target}"))
+    version = live_game(world).version
+    inter = await world.fake.click(user, message, move_id)
+    edited = await inter.settled()
+    assert (await inter.response()).kind is CallbackType.UPDATE_MESSAGE
+    assert edited is message and message.content.startswith("✅"), message.content
+    assert live_game(world).version == version + 1
+    calls = [r for r in world.fake.requests if inter.token in r.path]
+    assert len(calls) == 1, [r.path for r in calls]
+
+
+async def test_a_failure_after_the_quick_answer_time_follows_the_deferral(
+        world: World, no_error_logs: ErrorLogGuard, monkeypatch: pytest.MonkeyPatch) -> None:
+    no_error_logs.allow("failed", logger="bot.app.ui")
+    assert world.bot is not None
+    await start_challenge(world, "kings")
+    live = live_game(world)
+    user = on_turn(world)
+
+    async def late_boom(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(3 * ui.QUICK_ANSWER)
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(world.bot.service.live, "game", late_boom)
+    inter = await world.fake.click(user, world.boards()[-1], f"sm:hand:v1:{live.id}")
+    first = await inter.response()
+    assert first.kind is CallbackType.DEFERRED_CHANNEL_MESSAGE
+    assert first.data.get("flags", 0) & MessageFlags.EPHEMERAL
+    reply = await inter.message()
+    assert reply.ephemeral and reply.content == SORRY and reply.visible_to == user.id
+    assert len([r for r in no_error_logs.records if r.levelno >= logging.ERROR]) == 1
+
+
 @pytest.mark.parametrize(("command", "options", "words"), [
     ("challenge", {"level": "godlike"}, "Unknown level `godlike`: choose easy, normal or hard."),
     ("challenge", {"rules": "poker"}, "Unknown rule set `poker`: choose kings or classic."),
@@ -225,7 +284,7 @@ async def test_a_long_amount_in_settings_is_quoted_short(world: World,
 
 
 @pytest.mark.parametrize("command", ["hand", "challenge"])
-async def test_a_failing_command_apologises_privately_after_its_defer(
+async def test_a_failing_command_apologises_privately(
         world: World, no_error_logs: ErrorLogGuard, monkeypatch: pytest.MonkeyPatch,
         command: str) -> None:
     # The tree's error handler (client.SpiteTree.on_error) replies through ui.reply_error,
@@ -236,7 +295,10 @@ async def test_a_failing_command_apologises_privately_after_its_defer(
     monkeypatch.setattr(world.bot.service.inviting, "invite", _boom)
     options = {"opponent": world.bob} if command == "challenge" else {}
     inter = await world.fake.slash(world.alice, world.channel, command, **options)
-    assert (await inter.response()).kind is CallbackType.DEFERRED_CHANNEL_MESSAGE
+    # /hand fails at once: its apology is the response itself (no "thinking…" first).
+    assert (await inter.response()).kind is (CallbackType.DEFERRED_CHANNEL_MESSAGE
+                                             if command == "challenge"
+                                             else CallbackType.CHANNEL_MESSAGE)
     reply = await inter.message()
     assert reply.ephemeral and reply.content == SORRY
     assert not any(m.loading for m in world.public() if not m.deleted)

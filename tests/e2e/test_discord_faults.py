@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import bot.app.retry
+from bot.app import ui
 from bot.app.client import NO_THREAD
 from bot.app.cogs.game_commands import BOARD_TRIES
 from bot.pictures.text import SAVED_NOT_SHOWN
@@ -33,7 +34,8 @@ def _says(words: str) -> Any:
     """A match for calls whose message content holds ``words``."""
     def match(record: RequestRecord) -> bool:
         body = record.json if isinstance(record.json, dict) else {}
-        return words in str(body.get("content") or "")
+        data = body.get("data") if isinstance(body.get("data"), dict) else {}  # a callback's
+        return words in str(body.get("content") or data.get("content") or "")
     return match
 
 
@@ -144,27 +146,32 @@ async def test_board_posted_again_while_discord_fails_is_tried_again_then_told(
     assert len(world.boards()) == boards + 1
 
 
-@pytest.mark.parametrize("kind", ["followup_edit", "followup"])
+@pytest.mark.parametrize("quick", [True, False], ids=["in_the_response", "after_a_deferral"])
+@pytest.mark.parametrize("control", ["play", "button"])
 async def test_a_saved_move_whose_reply_fails_is_never_reported_as_not_done(
-        world: World, kind: str) -> None:
+        world: World, monkeypatch: pytest.MonkeyPatch, control: str, quick: bool) -> None:
+    # The answer goes in the interaction's response when it is quick, else after a deferral.
+    monkeypatch.setattr(ui, "QUICK_ANSWER", 2.5 if quick else 0.0)
+    kind = "callback" if quick else "followup" if control == "play" else "followup_edit"
     await start_challenge(world, "kings")
     live = live_game(world)
     version = live.version
     user, token, target = await _a_move(world)
     # The reply after the save is lost once (a 404: Discord forgot the interaction's token);
     # the apology after it gets through.
-    if kind == "followup":  # /play answers with a follow-up
-        world.fake.faults.script(kind, Fault.error(404))
+    if control == "play":  # /play answers with a new private message
+        world.fake.faults.script(kind, Fault.error(404), match=_says("✅"))
         record = await world.fake.slash(user, world.channel, "play", card=token, to=target)
         reply = await record.message()
     else:  # the hand's move buttons edit the hand message
         message = await hand(world, user)
         menu = next(c for c in message.custom_ids() if c.startswith("sm:src:"))
         await (await world.fake.select(user, message, menu, [token])).settled()
-        world.fake.faults.script(kind, Fault.error(404))
+        world.fake.faults.script(kind, Fault.error(404), match=_says("✅"))
         button = next(c for c in message.custom_ids() if c.endswith(f":{token}>{target}"))
         record = await world.fake.click(user, message, button)
         reply = await record.settled()
+    assert world.fake.faults.injected, "the reply was not the call that failed"
     await world.settle()
     assert live_game(world).version == version + 1, "the move was saved"
     texts = [m.content for m in world.fake.messages(world.channel) if m.ephemeral] + [

@@ -2,8 +2,10 @@
 
 Each command answers first (a deferred response: Discord gives up on an interaction that is not
 answered within 3 s, and saving, drawing or loading may take longer under load), then parses
-what the user sent, calls the service, and follows up. A ``UserError`` raised anywhere becomes a
-private reply through the tree's error handler (see ``client.SpiteTree``), which uses
+what the user sent, calls the service, and follows up; the playing commands (``/hand``,
+``/play``, ``/pass``) answer in their response when the answer is ready within
+``ui.QUICK_ANSWER``, and defer only then (``ui.answer_soon``). A ``UserError`` raised anywhere
+becomes a private reply through the tree's error handler (see ``client.SpiteTree``), which uses
 ``ui.reply_error`` and so works before and after the deferred response.
 """
 
@@ -41,7 +43,7 @@ from ..host import Host, Interaction
 from ..invitations import post_invitation
 from ..retry import UNBOUNDED, describe, with_retries
 from ..season_posts import post_season
-from ..ui import Controls, ResignButton, answer, hand_payload, make_move, think
+from ..ui import Controls, ResignButton, answer, answer_soon, hand_payload, make_move, think
 from .season_commands import SEASON_HELP, ended_text
 
 if TYPE_CHECKING:
@@ -210,10 +212,11 @@ class GamesCog(commands.Cog):
     @app_commands.describe(game="Which game (if you have several here)")
     @app_commands.guild_only()
     async def hand(self, interaction: Interaction, game: int | None = None) -> None:
-        await think(interaction, private=True)
-        live = await self._game(interaction, game)
-        await answer(interaction, private=True,
-                     **await hand_payload(self.bot, live, interaction.user.id))
+        async def shown() -> dict[str, Any]:
+            live = await self._game(interaction, game)
+            return await hand_payload(self.bot, live, interaction.user.id)
+
+        await answer_soon(interaction, shown())
 
     @app_commands.command(name="play", description="Make a move: a card (7H, P, S1…) to a stack "
                                                    "(C1…C4, S1…S4).")
@@ -228,16 +231,18 @@ class GamesCog(commands.Cog):
             raise UserError(f"{quote(card)} is not a card: type one like 7H, P or S1.")
         if len(to.strip()) > _MAX_TOKEN:
             raise UserError(f"{quote(to)} is not a stack: type one like C1 or S1.")
-        await think(interaction, private=True)
-        live = await self._game(interaction, game)
-        if card.strip().lower() == PASS_TOKEN:
-            # The autocomplete hint (or a typed "pass"): passing has its own command.
-            can_move = self.service.playing.legal_sources(live, interaction.user.id)
-            raise UserError("To end your turn without discarding, use /pass." if can_move
-                            else PASS_HINT)
-        target = parse_target_token(to, self.service.live.facts(live).rules.centre_stacks)
-        await answer(interaction, private=True, **await make_move(
-            self.bot, live.id, interaction.user.id, f"{card.strip()}>{target}"))
+        async def moved() -> dict[str, Any]:
+            live = await self._game(interaction, game)
+            if card.strip().lower() == PASS_TOKEN:
+                # The autocomplete hint (or a typed "pass"): passing has its own command.
+                can_move = self.service.playing.legal_sources(live, interaction.user.id)
+                raise UserError("To end your turn without discarding, use /pass." if can_move
+                                else PASS_HINT)
+            target = parse_target_token(to, self.service.live.facts(live).rules.centre_stacks)
+            return await make_move(self.bot, live.id, interaction.user.id,
+                                   f"{card.strip()}>{target}")
+
+        await answer_soon(interaction, moved())
 
     @play.autocomplete("card")
     async def _card_choices(self, interaction: Interaction, current: str) -> list[Choice[str]]:
@@ -283,10 +288,12 @@ class GamesCog(commands.Cog):
     @app_commands.describe(game="Which game (if several)")
     @app_commands.guild_only()
     async def pass_(self, interaction: Interaction, game: int | None = None) -> None:
-        await think(interaction, private=True)
-        live = await self._game(interaction, game)
-        await answer(interaction, private=True, **await make_move(
-            self.bot, live.id, interaction.user.id, "pass", note="✅ You passed."))
+        async def passed() -> dict[str, Any]:
+            live = await self._game(interaction, game)
+            return await make_move(self.bot, live.id, interaction.user.id, "pass",
+                                   note="✅ You passed.")
+
+        await answer_soon(interaction, passed())
 
     @app_commands.command(name="resign", description="Give up your game or match, or leave "
                                                      "your seat at a table (asks first).")
