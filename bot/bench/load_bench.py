@@ -146,6 +146,9 @@ __all__ = ["board_lag", "plays_per_picture", "plot_p99", "run_load", "shown_by",
 UNANSWERED_S = 10.0
 """What an interaction without a first response (in time) counts as, in seconds."""
 
+GAME_OVER = "Game over: "
+"""How a board's "Last moves" begins the line of its game's end (``engine.describe``)."""
+
 
 async def _lag_monitor(samples: list[float], period: float = 0.05) -> None:
     loop = asyncio.get_running_loop()
@@ -219,8 +222,9 @@ def shown_by(played: Sequence[_Play],
              pictures: dict[int, list[tuple[float, frozenset[str]]]]) -> list[float | None]:
     """When each card played first showed on its game's board (None: never): the first
     picture, made after the move began, whose "Last moves" lists it or a later play of the
-    same game (a board drawn once for several plays lists only the last five lines, and shows
-    the position after all of them). The picture may come before the play's ✅: the board
+    same game, or the game's end (a board drawn once for several plays lists only the last five
+    lines, and shows the position after all of them: a discard, a round of passes and the
+    result leave the discard unnamed). The picture may come before the play's ✅: the board
     is drawn from the saved game while the reply waits for the hand's picture."""
     at: list[float | None] = [None] * len(played)
     by_channel: dict[int, list[int]] = {}
@@ -231,11 +235,12 @@ def shown_by(played: Sequence[_Play],
         first_unshown = 0
         for t, lines in sorted(pictures.get(channel, ()), key=lambda p: p[0]):
             latest = -1
+            over = any(line.startswith(GAME_OVER) for line in lines)
             for k in range(first_unshown, len(plays)):
                 _, _, line, began = played[plays[k]]
                 if began > t:
                     break
-                if line in lines:
+                if over or line in lines:
                     latest = k
             for k in range(first_unshown, latest + 1):
                 at[plays[k]] = t

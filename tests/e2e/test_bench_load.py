@@ -114,6 +114,18 @@ def test_board_lag_counts_from_the_play_to_the_first_picture_that_lists_it() -> 
     assert said.endswith("since it began: 0, the last listing: none")
 
 
+def test_a_board_of_the_game_s_end_shows_every_play_before_it() -> None:
+    # A discard, a round of passes and the end, drawn once: "Last moves" no longer names the
+    # discard (passes are not counted as plays), yet the board shows the final position.
+    played = [(1, 10.0, "Ann: 7♥ → S1", 9.9), (1, 40.0, "Ann: next game", 39.9)]
+    listing = frozenset({"Game over: Ann wins", "Bob passed", "Cy passed", "Di passed",
+                         "Ann passed"})
+    pictures = {1: [(12.0, listing), (30.0, frozenset({"Bob: a later game"}))]}
+    lags, missing = board_lag(played, pictures)
+    assert [round(v, 6) for v in lags] == [2.0]
+    assert missing == 1, "a play after the end is not shown by the end's board"
+
+
 def test_a_board_drawn_once_for_several_plays_shows_them_all() -> None:
     # Six plays, then one picture: "Last moves" lists the last five lines only, and the
     # position is after all six. A later play not yet acked when a picture came is not on it.
