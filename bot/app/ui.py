@@ -134,8 +134,7 @@ async def answer_soon(interaction: Interaction, work: Awaitable[dict[str, Any]],
     an update nothing on screen) goes out at ``QUICK_ANSWER`` and the answer follows it.
 
     ``work`` runs in the caller's task (its context: ``saved_here`` stays visible to the
-    apology). A refusal or failure it raises comes after the deferral, if that began, so
-    ``reply_error`` finds the interaction answered or not, as it is."""
+    apology)."""
     loop = asyncio.get_running_loop()
     deferring: list[asyncio.Task[Any]] = []
 
@@ -146,12 +145,24 @@ async def answer_soon(interaction: Interaction, work: Awaitable[dict[str, Any]],
     timer = loop.call_later(QUICK_ANSWER, defer)
     try:
         payload = await work
-    finally:
+    except asyncio.CancelledError:
+        # The bot is stopping: no waiting for the deferral, whose outcome no one reads.
+        timer.cancel()
+        for task in deferring:
+            task.add_done_callback(_outcome_read)
+        raise
+    except Exception:
+        # A refusal or a failure: answered after the deferral, if that began, so that the
+        # answer (``reply_error``) finds the interaction answered or not, as it is.
         timer.cancel()
         if deferring:
             await asyncio.wait(deferring)
-            if not deferring[0].cancelled() and (failed := deferring[0].exception()):
-                raise failed
+            _outcome_read(deferring[0])
+        raise
+    timer.cancel()
+    if deferring:
+        await asyncio.wait(deferring)
+        deferring[0].result()  # a deferral that failed: the answer can't follow it
     if update:
         edit = _as_edit(payload)
         if "content" in edit:
@@ -165,6 +176,13 @@ async def answer_soon(interaction: Interaction, work: Awaitable[dict[str, Any]],
     else:
         payload = _as_new(payload)
         await interaction.response.send_message(ephemeral=private, **payload)
+
+
+def _outcome_read(task: asyncio.Task[Any]) -> None:
+    # Marks a task's failure as seen (asyncio logs one never read): the failure that matters
+    # is the one being raised.
+    if not task.cancelled():
+        task.exception()
 
 
 def _as_new(payload: dict[str, Any]) -> dict[str, Any]:
