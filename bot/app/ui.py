@@ -165,8 +165,6 @@ async def answer_soon(interaction: Interaction, work: Awaitable[dict[str, Any]],
         deferring[0].result()  # a deferral that failed: the answer can't follow it
     if update:
         edit = _as_edit(payload)
-        if "content" in edit:
-            edit["content"] = clip(edit["content"])
         if interaction.response.is_done():
             await interaction.edit_original_response(**edit)
         else:
@@ -185,10 +183,15 @@ def _outcome_read(task: asyncio.Task[Any]) -> None:
         task.exception()
 
 
-def _as_new(payload: dict[str, Any]) -> dict[str, Any]:
+def _clipped(payload: dict[str, Any]) -> dict[str, Any]:
     out = dict(payload)
     if "content" in out:
         out["content"] = clip(out["content"])
+    return out
+
+
+def _as_new(payload: dict[str, Any]) -> dict[str, Any]:
+    out = _clipped(payload)
     if "file" in out and out["file"] is None:
         del out["file"]  # a hand whose picture was given up: nothing to send
     return out
@@ -532,7 +535,7 @@ def _done_note(outcome: MoveOutcome) -> str:
 def _as_edit(payload: dict[str, Any]) -> dict[str, Any]:
     # A message edit takes ``attachments``: the new file replaces the old image, ``None`` (a
     # picture given up) takes the old one away; without a file the message keeps its image.
-    out = dict(payload)
+    out = _clipped(payload)
     if "file" in out:
         file = out.pop("file")
         out["attachments"] = [file] if file is not None else []
