@@ -156,3 +156,74 @@ async def test_a_cancelled_answer_does_not_wait_for_its_deferral(
     gc.collect()
     assert "never retrieved" not in caplog.text
     assert inter.calls == ["defer thinking=True"]
+
+
+async def test_after_late_answers_the_next_is_deferred_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A hold long enough that a held answer could never be late by the clock.
+    monkeypatch.setattr(ui, "QUICK_ANSWER", 60.0)
+    pace = ui.answer_pace()
+    for _ in range(ui.PACE_LATE - 1):
+        pace.took(61.0)
+    inter = _Interaction()
+    await _answer(inter, _payload())
+    assert inter.calls == ["send_message hand"], "one late answer: still held"
+
+    pace.took(61.0)
+    inter = _Interaction()
+
+    async def ready_once_deferred() -> dict[str, Any]:
+        # Ready only once the deferral is out: with the 60 s hold, that would take a minute.
+        await inter.response.deferred.wait()
+        return await _payload()
+
+    await asyncio.wait_for(_answer(inter, ready_once_deferred()), 30)
+    assert inter.calls == ["defer thinking=True", "followup hand"]
+
+
+def test_the_pace_holds_again_once_answers_are_quick() -> None:
+    pace = ui.AnswerPace()
+    assert pace.hold() == ui.QUICK_ANSWER
+    for _ in range(ui.PACE_LATE):
+        pace.took(ui.QUICK_ANSWER + 0.5)
+    assert pace.hold() == 0.0
+    for _ in range(ui.PACE_WINDOW - ui.PACE_LATE):
+        pace.took(0.01)
+    assert pace.hold() == 0.0, "the late ones are still among the last answers"
+    pace.took(0.01)
+    assert pace.hold() == ui.QUICK_ANSWER
+
+
+async def test_every_answer_is_timed_refusals_included(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ui, "QUICK_ANSWER", 0.0)  # every answer is late
+    async def refused(inter: _Interaction) -> dict[str, Any]:
+        await inter.response.deferred.wait()
+        raise ui.UserError("refused")
+
+    for _ in range(ui.PACE_LATE):
+        inter = _Interaction()
+        with pytest.raises(ui.UserError):
+            await _answer(inter, refused(inter))
+    monkeypatch.setattr(ui, "QUICK_ANSWER", 60.0)
+    inter = _Interaction()
+
+    async def ready_once_deferred() -> dict[str, Any]:
+        await inter.response.deferred.wait()
+        return await _payload()
+
+    await asyncio.wait_for(_answer(inter, ready_once_deferred()), 30)
+    assert inter.calls[0] == "defer thinking=True"
+
+
+def test_each_event_loop_has_its_own_pace() -> None:
+    async def pace() -> ui.AnswerPace:
+        return ui.answer_pace()
+
+    first, second = asyncio.new_event_loop(), asyncio.new_event_loop()
+    try:
+        mine = first.run_until_complete(pace())
+        assert first.run_until_complete(pace()) is mine
+        assert second.run_until_complete(pace()) is not mine
+    finally:
+        first.close()
+        second.close()
