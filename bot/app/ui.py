@@ -34,12 +34,10 @@ button no longer works (``answer_unclaimed``).
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import io
 import logging
 import re
-import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -82,7 +80,6 @@ __all__ = [
     "BackButton",
     "ClaimButton",
     "Controls",
-    "AnswerPace",
     "Guarded",
     "DYNAMIC_ITEMS",
     "MoveButton",
@@ -90,7 +87,6 @@ __all__ = [
     "ShowHandButton",
     "SourceSelect",
     "answer",
-    "answer_pace",
     "answer_soon",
     "answer_unclaimed",
     "board_controls",
@@ -130,60 +126,12 @@ Most moves, hands and card choices are ready well within it (the median reply at
 is some 15 ms); one that is not gets a deferred response then, long before Discord's 3 s."""
 
 
-PACE_WINDOW = 20
-"""The answers ``AnswerPace`` looks back on."""
-PACE_LATE = 2
-"""Answers of the last ``PACE_WINDOW`` that took longer than ``QUICK_ANSWER``, from which on
-an answer is deferred at once instead of held (``AnswerPace``)."""
-
-
-class AnswerPace:
-    """Whether answers have been quick lately, which decides how long ``answer_soon`` holds the
-    next one before deferring it.
-
-    Holding an answer pays when it is ready within the hold (one request instead of two); when
-    answers come late (the bot is busy), holding only delays the deferral, the first thing the
-    player sees, by ``QUICK_ANSWER``: at ``PACE_LATE`` late answers of the last
-    ``PACE_WINDOW``, each answer is deferred at once, until the answers (timed all the same)
-    are quick again. One per event loop (a bot has one; each test its own)."""
-
-    def __init__(self) -> None:
-        self._recent: collections.deque[bool] = collections.deque()
-        self._late = 0
-
-    def hold(self) -> float:
-        """Seconds to wait for the next answer before deferring it."""
-        return 0.0 if self._late >= PACE_LATE else QUICK_ANSWER
-
-    def took(self, seconds: float) -> None:
-        """An answer took ``seconds`` to make."""
-        late = seconds > QUICK_ANSWER
-        self._recent.append(late)
-        self._late += late
-        if len(self._recent) > PACE_WINDOW:
-            self._late -= self._recent.popleft()
-
-
-_paces: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AnswerPace] = \
-    weakref.WeakKeyDictionary()
-
-
-def answer_pace() -> AnswerPace:
-    """The running event loop's ``AnswerPace``."""
-    loop = asyncio.get_running_loop()
-    found = _paces.get(loop)
-    if found is None:
-        found = _paces[loop] = AnswerPace()
-    return found
-
-
 async def answer_soon(interaction: Interaction, work: Awaitable[dict[str, Any]], *,
                       private: bool = True, update: bool = False) -> None:
     """Answer with the payload ``work`` makes: a new message (``update``: an edit of the
     message whose control was used). Ready within ``QUICK_ANSWER``, it is the interaction's
     response itself, one request to Discord; else a deferred response (a "thinking…", or for
-    an update nothing on screen) goes out at ``QUICK_ANSWER`` and the answer follows it. While
-    answers have been coming late (``AnswerPace``), the deferral goes out at once.
+    an update nothing on screen) goes out at ``QUICK_ANSWER`` and the answer follows it.
 
     ``work`` runs in the caller's task (its context: ``saved_here`` stays visible to the
     apology)."""
@@ -194,9 +142,7 @@ async def answer_soon(interaction: Interaction, work: Awaitable[dict[str, Any]],
         deferring.append(loop.create_task(
             interaction.response.defer(ephemeral=private, thinking=not update)))
 
-    pace = answer_pace()
-    began = loop.time()
-    timer = loop.call_later(pace.hold(), defer)
+    timer = loop.call_later(QUICK_ANSWER, defer)
     try:
         payload = await work
     except asyncio.CancelledError:
@@ -209,13 +155,11 @@ async def answer_soon(interaction: Interaction, work: Awaitable[dict[str, Any]],
         # A refusal or a failure: answered after the deferral, if that began, so that the
         # answer (``reply_error``) finds the interaction answered or not, as it is.
         timer.cancel()
-        pace.took(loop.time() - began)
         if deferring:
             await asyncio.wait(deferring)
             _outcome_read(deferring[0])
         raise
     timer.cancel()
-    pace.took(loop.time() - began)
     if deferring:
         await asyncio.wait(deferring)
         deferring[0].result()  # a deferral that failed: the answer can't follow it
