@@ -15,7 +15,7 @@ from typing import Any
 
 from ..shards import ShardSet
 from .base import Records
-from .interface import Conn
+from .interface import Conn, Write
 from .ledger_records import insert_game_entries
 from .rows import DEFAULT_SETTINGS, GameEntry, GameRow, StorageError, game_row
 from .schema import table as declared_table
@@ -146,23 +146,20 @@ class GameRecords(Records):
         if finished:
             sets += ["status = 'finished'", "result = ?"]
             args.append(json.dumps(result) if result is not None else None)
+        update = Write(f"UPDATE games SET {', '.join(sets)} WHERE id = ? AND version = ?",
+                       (*args, game_id, expected_version), must_change=1)
+        insert = Write("INSERT INTO moves (game_id, seq, seat, user_id, move, created_at) "
+                       "VALUES (?, ?, ?, ?, ?, ?)",
+                       [(game_id, expected_version + i + 1, seat, user, text, now)
+                        for i, (seat, user, text) in enumerate(moves)], many=True)
+        if not entries:  # every move but a game's last
+            return await self._db.write([update, insert])
         async with self._db.transaction() as conn:
-            if entries:
-                await conn.lock_ledger(entries[0].guild_id)
-            changed = await conn.execute(
-                f"UPDATE games SET {', '.join(sets)} WHERE id = ? AND version = ?",
-                (*args, game_id, expected_version),
-            )
-            if changed != 1:
+            await conn.lock_ledger(entries[0].guild_id)
+            if await conn.execute(update.sql, update.args) != 1:
                 return False  # nothing was written: the transaction commits nothing
-            await conn.executemany(
-                "INSERT INTO moves (game_id, seq, seat, user_id, move, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(game_id, expected_version + i + 1, seat, user, text, now)
-                 for i, (seat, user, text) in enumerate(moves)],
-            )
-            if entries:
-                await insert_game_entries(conn, entries, now)
+            await conn.executemany(insert.sql, insert.args)
+            await insert_game_entries(conn, entries, now)
             return True
 
     async def move_log(self, game_id: int) -> list[tuple[int, int, int | None, str]]:
@@ -228,9 +225,8 @@ class GameRecords(Records):
         return await self._game_ids("1 = 1", None)
 
     async def _update(self, sql: str, args: Sequence[Any]) -> None:
-        # A transaction, so that on SQLite it joins the moves' group commits.
-        async with self._db.transaction() as conn:
-            await conn.execute(sql, args)
+        # A write, so that on SQLite it joins the moves' group commits.
+        await self._db.write([Write(sql, args)])
 
     async def _game_ids(self, where: str, shards: ShardSet | None) -> list[int]:
         # ``where`` is one of this module's own conditions, never user input.

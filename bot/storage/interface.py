@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["Conn", "Database", "Row", "ShardClash"]
+__all__ = ["Conn", "Database", "Row", "ShardClash", "Write"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +18,18 @@ class ShardClash:
 
     shard: int | None = None
     count: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """One statement of ``Database.write``: ``args`` its arguments, or with ``many`` a sequence
+    of rows of arguments (the statement run once per row). With ``must_change``, the statement
+    must change exactly that many rows, or nothing of the whole write is kept."""
+
+    sql: str
+    args: Sequence[Any] = ()
+    many: bool = False
+    must_change: int | None = None
 
 
 class Row(Protocol):
@@ -81,6 +93,15 @@ class Database(Protocol):
 
     def transaction(self) -> contextlib.AbstractAsyncContextManager[Conn]:
         """A write transaction: committed when the block ends, rolled back if it raises."""
+        ...
+
+    async def write(self, statements: Sequence[Write]) -> bool:
+        """Run ``statements`` in order in one transaction, committed before this returns.
+        False, and nothing written, if one changed another number of rows than its
+        ``must_change``; an error rolls it all back. For the writes the bot makes at every move:
+        on SQLite it is one hop to the database's thread where a ``transaction`` block takes one
+        per statement and two more (each hop holds the one connection until the event loop
+        has seen it back). A write whose caller is cancelled is kept whole or not at all."""
         ...
 
     async def close(self) -> None:

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .errors import DatabaseUnavailable, StorageError
-from .interface import Conn, Row, ShardClash
+from .interface import Conn, Row, ShardClash, Write
 from .migrations_postgres import migrate as migrate_postgres
 from .migrations_postgres import schema_version as postgres_version
 
@@ -146,6 +146,10 @@ def _postgres_faults() -> Iterator[None]:
         raise unavailable from exc
 
 
+class _NotWritten(Exception):
+    """A statement of ``write`` changed another number of rows than it must: roll back."""
+
+
 class PostgresDatabase:
     """An asyncpg pool."""
 
@@ -219,6 +223,20 @@ class PostgresDatabase:
                     yield _PgConn(conn, self._tracer)
                 if self._tracer is not None:
                     self._tracer("COMMIT")
+
+    async def write(self, statements: Sequence[Write]) -> bool:
+        try:
+            async with self.transaction() as conn:
+                for statement in statements:
+                    if statement.many:
+                        await conn.executemany(statement.sql, statement.args)
+                        continue
+                    changed = await conn.execute(statement.sql, statement.args)
+                    if statement.must_change not in (None, changed):
+                        raise _NotWritten
+        except _NotWritten:
+            return False
+        return True
 
     async def close(self) -> None:
         if self._held is not None:

@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 import aiosqlite
 
 from .errors import DatabaseUnavailable, StorageError
-from .interface import Conn, Row, ShardClash
+from .interface import Conn, Row, ShardClash, Write
 from .migrations_sqlite import migrate as migrate_sqlite
 from .migrations_sqlite import schema_version as sqlite_version
 
@@ -102,6 +102,46 @@ def _script(*statements: str) -> Callable[[sqlite3.Connection], None]:
         for sql in statements:
             raw.execute(sql).close()
     return work
+
+
+def _member(statements: Sequence[Write], *, begin: bool) -> Callable[[sqlite3.Connection], bool]:
+    """A group member's whole write, for one hop to the database's thread: its savepoint (after
+    the group's BEGIN if it opens the group), its statements in order and the savepoint's
+    release; rolled back to the savepoint if a statement fails or changes another number of
+    rows than it must (False then)."""
+    def work(raw: sqlite3.Connection) -> bool:
+        if begin:
+            raw.execute("BEGIN IMMEDIATE").close()
+        raw.execute("SAVEPOINT member").close()
+        try:
+            written = all(_written(raw, statement) for statement in statements)  # stops early
+            if not written:
+                raw.execute("ROLLBACK TO member").close()
+            raw.execute("RELEASE member").close()
+        except BaseException:
+            with contextlib.suppress(Exception):  # gone if the error ended the transaction
+                raw.execute("ROLLBACK TO member").close()
+                raw.execute("RELEASE member").close()
+            raise
+        return written
+    return work
+
+
+def _written(raw: sqlite3.Connection, statement: Write) -> bool:
+    if statement.many:
+        raw.executemany(statement.sql, statement.args).close()
+        return True
+    cur = raw.execute(statement.sql, tuple(statement.args))
+    try:
+        return statement.must_change in (None, cur.rowcount)
+    finally:
+        cur.close()
+
+
+def _outcome_read(task: asyncio.Future[Any]) -> None:
+    # A write whose caller was cancelled: its failure is not reported as never retrieved.
+    if not task.cancelled():
+        task.exception()
 
 
 class _SqliteConn:
@@ -309,28 +349,34 @@ class SqliteDatabase:
         finally:
             self._lock.release()
 
+    def _join_group(self) -> tuple[asyncio.Future[None], bool]:
+        """The open group, joined, or a new one (whose first hop then begins SQLite's
+        transaction), and whether it is new. Set before any statement is awaited: a caller
+        cancelled while waiting leaves the statement queued, and it runs all the same."""
+        self._check_group()
+        if self._group is None:
+            loop = asyncio.get_running_loop()
+            self._group = loop.create_future()
+            self._group_size, self._group_opened = 1, loop.time()
+            return self._group, True
+        self._group_size += 1
+        return self._group, False
+
+    def _first_hop_failed(self, opened: bool) -> None:
+        if opened and not self._db.in_transaction:  # BEGIN failed: no group was opened
+            self._group = None
+
     @contextlib.asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Conn]:
         await self._acquire()
-        loop = asyncio.get_running_loop()
         try:
-            # The group's state is set before each statement is awaited: a caller cancelled
-            # while waiting leaves the statement queued, and it runs all the same.
-            self._check_group()
-            if self._group is None:
-                self._group = loop.create_future()
-                self._group_size, self._group_opened = 1, loop.time()
-                group = self._group
-                try:  # one hop for both
-                    await _on_thread(self._db, _script("BEGIN IMMEDIATE", "SAVEPOINT member"))
-                except Exception:
-                    if not self._db.in_transaction:  # BEGIN failed: no group was opened
-                        self._group = None
-                    raise
-            else:
-                group = self._group
-                self._group_size += 1
-                await _on_thread(self._db, _script("SAVEPOINT member"))
+            group, opened = self._join_group()
+            begin = ("BEGIN IMMEDIATE",) if opened else ()
+            try:  # one hop for both
+                await _on_thread(self._db, _script(*begin, "SAVEPOINT member"))
+            except Exception:
+                self._first_hop_failed(opened)
+                raise
         except BaseException:
             await self._leave()
             raise
@@ -348,6 +394,30 @@ class SqliteDatabase:
         # Durable once the group's commit is done (shielded: a member cancelled meanwhile
         # must not cancel the others' commit).
         await asyncio.shield(group)
+
+    async def write(self, statements: Sequence[Write]) -> bool:
+        with _sqlite_faults():
+            await self._acquire()
+            # From here on the write runs to its end (its one hop, then the turn passed on)
+            # whether or not its caller is cancelled meanwhile.
+            member = asyncio.ensure_future(self._write(tuple(statements)))
+            member.add_done_callback(_outcome_read)
+            written, group = await asyncio.shield(member)
+            await asyncio.shield(group)  # durable once the group's commit is done
+            return written
+
+    async def _write(self, statements: Sequence[Write]) -> tuple[bool, asyncio.Future[None]]:
+        try:
+            group, opened = self._join_group()
+            try:
+                written = await _on_thread(self._db, _member(statements, begin=opened))
+            except Exception:
+                self._first_hop_failed(opened)
+                self._check_group()
+                raise
+            return written, group
+        finally:
+            await self._end_turn()
 
     async def close(self) -> None:
         await self._acquire()

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bot.storage.errors import StorageError
+from bot.storage.interface import Write
 from bot.storage.sqlite_driver import SqliteDatabase
 
 
@@ -143,6 +144,110 @@ async def test_a_group_is_committed_when_only_an_earlier_groups_flusher_waits(
     assert _stored(tmp_path) == [1, 2, 3]
 
 
+# ---------------------------------------------------------------------- writes in one hop
+
+
+def _insert(n: int) -> Write:
+    return Write("INSERT INTO t (n) VALUES (?)", (n,))
+
+
+async def test_writes_share_commits_and_each_returns_committed(
+        db: SqliteDatabase, tmp_path: Path) -> None:
+    commits = db.commits
+
+    async def write(n: int) -> list[int]:
+        assert await db.write([_insert(n), Write("INSERT INTO t (n) VALUES (?)",
+                                                 [(1000 + n,), (2000 + n,)], many=True)])
+        return _stored(tmp_path)  # on disk when the write returns
+
+    seen = await asyncio.gather(*(write(n) for n in range(40)))
+    assert all({n, 1000 + n, 2000 + n} <= set(rows) for n, rows in enumerate(seen))
+    assert len(_stored(tmp_path)) == 120
+    assert 1 <= db.commits - commits < 40, "some writes were committed together"
+
+
+async def test_a_write_is_one_hop_to_the_database_thread(
+        db: SqliteDatabase, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The point of ``write``: its savepoint, statements and release go in one hop, where a
+    # transaction block takes one per statement and two more (each hop holds the connection
+    # until the event loop has seen it back).
+    hops = []
+    real = db._db._execute
+
+    def counted(fn: Any, *args: Any) -> Any:
+        hops.append(fn)
+        return real(fn, *args)
+
+    monkeypatch.setattr(db._db, "_execute", counted)
+    await db.write([_insert(1), _insert(2)])
+    assert len(hops) == 2, "the write, then the group's commit"
+    hops.clear()
+    async with db.transaction() as conn:
+        await conn.execute("INSERT INTO t (n) VALUES (3)")
+        await conn.execute("INSERT INTO t (n) VALUES (4)")
+    assert len(hops) == 5
+
+
+async def test_a_write_whose_statement_changes_other_rows_keeps_nothing(
+        db: SqliteDatabase, tmp_path: Path) -> None:
+    stale = [_insert(5), Write("UPDATE t SET n = n WHERE n = 999", must_change=1)]
+    results = await asyncio.gather(db.write([_insert(1)]), db.write(stale),
+                                   db.write([_insert(3)]))
+    assert results == [True, False, True]
+    assert _stored(tmp_path) == [1, 3]
+
+
+async def test_a_failing_write_rolls_back_only_its_own_statements(
+        db: SqliteDatabase, tmp_path: Path) -> None:
+    duplicate = [_insert(7), _insert(1)]  # its second statement is refused
+    results = await asyncio.gather(db.write([_insert(1)]), db.write(duplicate),
+                                   db.write([_insert(3)]), return_exceptions=True)
+    assert results[0] is True and results[2] is True
+    assert isinstance(results[1], sqlite3.IntegrityError)
+    assert _stored(tmp_path) == [1, 3]
+    assert await db.write([_insert(8)])  # and the connection goes on working
+    assert _stored(tmp_path) == [1, 3, 8]
+
+
+async def test_a_write_that_ends_the_whole_transaction_fails_the_group_honestly(
+        db: SqliteDatabase, tmp_path: Path) -> None:
+    async with db.connection() as conn:
+        await conn.execute("CREATE TRIGGER boom BEFORE INSERT ON t WHEN NEW.n = 2 "
+                           "BEGIN SELECT RAISE(ROLLBACK, 'boom'); END")
+
+    async def insert(n: int) -> None:  # a block first, so that the writes join its group
+        async with db.transaction() as conn:
+            await conn.execute("INSERT INTO t (n) VALUES (?)", (n,))
+            await asyncio.sleep(0)
+
+    results = await asyncio.gather(insert(1), db.write([_insert(2)]), db.write([_insert(3)]),
+                                   return_exceptions=True)
+    stored = _stored(tmp_path)
+    assert isinstance(results[1], Exception)
+    for n, result in zip((1, 2, 3), results, strict=True):
+        assert (result is None or result is True) == (n in stored), (n, result, stored)
+    assert await db.write([_insert(4)])
+    assert 4 in _stored(tmp_path)
+
+
+@pytest.mark.parametrize("steps", range(0, 30, 2))
+async def test_a_write_cancelled_at_any_moment_is_kept_whole_or_not_at_all(
+        db: SqliteDatabase, tmp_path: Path, steps: int) -> None:
+    def pair(n: int) -> list[Write]:
+        return [_insert(n), _insert(100 + n)]
+
+    tasks = [asyncio.create_task(db.write(pair(n))) for n in range(6)]
+    for _ in range(steps):
+        await asyncio.sleep(0)
+    tasks[2].cancel()
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    assert all(results[n] is True for n in range(6) if n != 2), results
+    await db.write([_insert(50)])  # a later commit: whatever the cancelled write left is in
+    stored = set(_stored(tmp_path))
+    assert (2 in stored) == (102 in stored), "a cancelled write was kept in part"
+    assert {0, 1, 3, 4, 5, 100, 101, 103, 104, 105, 50} <= stored
+
+
 # ---------------------------------------------------------------------- the stress test
 #
 # The group commit is kept (it took a move's save from 2.2 s to 0.1 s at p95 under 1,000
@@ -179,13 +284,20 @@ async def test_many_savers_with_failures_and_cancellations(tmp_path: Path, seed:
     async def saver(n: int) -> None:
         try:
             await asyncio.sleep(rng.random() * 0.02)
-            async with database.transaction() as conn:
-                await conn.execute("INSERT INTO t (n) VALUES (?)", (n,))
-                for _ in range(rng.randint(0, 2)):
-                    await asyncio.sleep(0)
-                if rng.random() < 0.1:
+            if rng.random() < 0.5:  # a write in one hop, refused as a stale save is
+                refused = rng.random() < 0.1
+                check = Write("UPDATE t SET n = n WHERE n = ?", (-1 if refused else n,),
+                              must_change=1)
+                if not await database.write([_insert(n), check]):
                     raise ValueError("refused")
-            returned[n] = n in _stored(tmp_path)  # on disk when the block returns
+            else:
+                async with database.transaction() as conn:
+                    await conn.execute("INSERT INTO t (n) VALUES (?)", (n,))
+                    for _ in range(rng.randint(0, 2)):
+                        await asyncio.sleep(0)
+                    if rng.random() < 0.1:
+                        raise ValueError("refused")
+            returned[n] = n in _stored(tmp_path)  # on disk when it returns
         except BaseException as exc:
             raised[n] = type(exc)
             raise
