@@ -152,7 +152,7 @@ class GameRecords(Records):
                        "VALUES (?, ?, ?, ?, ?, ?)",
                        [(game_id, expected_version + i + 1, seat, user, text, now)
                         for i, (seat, user, text) in enumerate(moves)], many=True)
-        if not entries:  # every move but a game's last
+        if not entries:  # every save but the last of a match between people (its ledger lines)
             return await self._db.write([update, insert])
         async with self._db.transaction() as conn:
             await conn.lock_ledger(entries[0].guild_id)
