@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from aiohttp import web
 
 from .discord_state import API_VERSION, RequestRecord, UploadedFile
@@ -54,8 +55,9 @@ class _Route:
 
 
 def _json(data: Any, status: int = 200) -> web.Response:
+    # orjson, as discord.py itself uses: the fake's JSON was a tenth of its CPU under load.
     return web.Response(
-        body=json.dumps(data).encode(),
+        body=orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS),
         status=status,
         headers={"Content-Type": "application/json"},
     )
@@ -82,8 +84,8 @@ async def _read_body(request: web.Request) -> tuple[Any, list[UploadedFile]]:
     if not raw:
         return None, []
     try:
-        return json.loads(raw), []
-    except ValueError:
+        return orjson.loads(raw), []
+    except ValueError:  # orjson's JSONDecodeError is one
         return raw.decode(errors="replace"), []
 
 
