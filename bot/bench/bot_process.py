@@ -186,12 +186,13 @@ class BotProcess:
     @classmethod
     async def start(cls, fake: Any, workdir: Path, db: str, board_delay: float,
                     profile: Path | None, shard: tuple[int, int] | None = None,
-                    root: Path | None = None, drawing_workers: int | None = None
-                    ) -> BotProcess:
+                    root: Path | None = None, drawing_workers: int | None = None,
+                    python: str | None = None) -> BotProcess:
         """``python -m bot`` of this checkout, or of the one at ``root`` (another version of
         the bot against the same fake and players); ``drawing_workers`` sets its
-        ``DRAWING_WORKERS``."""
-        command = [sys.executable]
+        ``DRAWING_WORKERS``; ``python``: the interpreter to run it with (another version's own
+        dependencies), this one's by default."""
+        command = [python or sys.executable]
         if profile is not None:
             command += ["-m", "cProfile", "-o", str(profile)]
         command += ["-m", "bot"]

@@ -12,7 +12,13 @@
 #
 # Environment: DURATION (seconds of play per load run, default 60), GAMES (paced games,
 # default 1000), ROUNDS (old/new pairs of each run, default 1), MIGRATE_GAMES (default 1000;
-# 10000 takes about an hour to build), SKIP (space-separated: paced eager migrate workers).
+# 10000 takes about an hour to build), SKIP (space-separated: paced eager migrate workers),
+# PYTHON (runs the harness and the new bot), OLD_PYTHON (runs the old bot; default $PYTHON).
+# Give the old bot a Python of its own lock file's dependencies: an installed package that the
+# new lock adds and that a library picks up by itself (orjson, which discord.py uses when it
+# can import it) would otherwise speed the old bot up too:
+#   python3 -m venv /tmp/old-venv && /tmp/old-venv/bin/pip install --require-hashes \
+#       -r /tmp/old-main/requirements.lock
 #
 # The runs:
 # - paced: `load --mode paced --interval 10 --games $GAMES --tables 1/3` (a third of the
@@ -32,6 +38,7 @@ ROUNDS=${ROUNDS:-1}
 MIGRATE_GAMES=${MIGRATE_GAMES:-1000}
 SKIP=${SKIP:-}
 PYTHON=${PYTHON:-python}
+OLD_PYTHON=${OLD_PYTHON:-$PYTHON}
 mkdir -p "$OUT"
 SUMMARY="$OUT/summary.txt"
 
@@ -46,19 +53,19 @@ run() {  # run NAME ARGS...: one benchmark row, with the load average before it
     grep -v '^done: \|^bot process \|^bot log: ' "$OUT/$name.log" | tail -n 3 | tee -a "$SUMMARY"
 }
 
-echo "old: $OLD ($(git -C "$OLD" log -1 --format=%h)); new: $NEW ($(git -C "$NEW" log -1 \
+echo "old: $OLD ($(git -C "$OLD" log -1 --format=%h), $OLD_PYTHON); new: $NEW ($(git -C "$NEW" log -1 \
     --format=%h)); $(nproc) cores" | tee -a "$SUMMARY"
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
     if ! skipped paced; then
         run "paced$GAMES-old-$round" load --mode paced --interval 10 --games "$GAMES" \
-            --duration "$DURATION" --tables 1/3 --bot-root "$OLD"
+            --duration "$DURATION" --tables 1/3 --bot-root "$OLD" --bot-python "$OLD_PYTHON"
         run "paced$GAMES-new-$round" load --mode paced --interval 10 --games "$GAMES" \
             --duration "$DURATION" --tables 1/3
     fi
     if ! skipped eager; then
         run "eager100-old-$round" load --mode eager --games 100 --duration "$DURATION" \
-            --tables 1/3 --bot-root "$OLD"
+            --tables 1/3 --bot-root "$OLD" --bot-python "$OLD_PYTHON"
         run "eager100-new-$round" load --mode eager --games 100 --duration "$DURATION" \
             --tables 1/3
     fi

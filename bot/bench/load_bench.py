@@ -72,7 +72,9 @@ What it measures:
   with it included). ``bench_cpu_pct``: the same for this
   process (the fake Discord and the players), which shares the machine. ``machine_cpu_pct``
   (all processes, ``/proc/stat``), ``cores`` and ``loadavg_1m`` say how busy the machine was
-  meanwhile: other work on it slows the bot down too.
+  meanwhile: other work on it slows the bot down too. ``yardstick_ms``: how fast the machine
+  ran a fixed piece of Python just before the run (``yardstick.py``): CPU figures of rows with
+  yardsticks apart came from machines of other speeds.
 - ``helpers``, ``helpers_cpu_pct``: the processes under the bot (its drawing process,
   ``bot.pictures.drawing_worker``) and their CPU over the playing time; ``all_cpu_pct`` and
   ``all_cpu_ms_per_move``: the bot and them together, the figures to compare with a bot that
@@ -139,6 +141,7 @@ from .bot_process import (
     written_all,
 )
 from .load_players import ANSWER_TIMEOUT, REPLY_TIMEOUT, Load, Table
+from .yardstick import yardstick_ms
 
 __all__ = ["board_lag", "plays_per_picture", "plot_p99", "run_load", "shown_by", "summary",
            "table_sizes", "unshown_plays"]
@@ -328,16 +331,18 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
                   seed: int = 1, open_concurrency: int = 8,
                   profile: Path | None = None, shards: int = 1,
                   database: str | None = None, tables: float = 0.0,
-                  bot_root: Path | None = None, drawing_workers: int | None = None
-                  ) -> dict[str, Any]:
+                  bot_root: Path | None = None, drawing_workers: int | None = None,
+                  bot_python: str | None = None) -> dict[str, Any]:
     """One run of ``games`` games; its figures (see the module's docstring). ``tables``: the
     share of the games played at tables of three or four (alternately); ``bot_root``: run the
-    bot of that checkout (the same players, fake and counting against another version)."""
+    bot of that checkout (the same players, fake and counting against another version), with
+    the interpreter ``bot_python`` if given (that version's own dependencies)."""
     from bot.storage.db import is_postgres_url
 
     if shards > 1 and not (database and is_postgres_url(database)):
         raise SystemExit("--shards runs one bot process per shard, and processes share "
                          "PostgreSQL only: give --database postgresql://…")
+    yardstick = yardstick_ms()  # before anything of the run starts: what the machine is
     fake = LoadFakeDiscord()
     await fake.start()
     # One server per shard (Discord routes a server to one shard), the games spread over them.
@@ -360,7 +365,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         bots = [await BotProcess.start(fake, workdir, db, board_delay,
                                        profile if n == 0 else None,
                                        (n, shards) if shards > 1 else None, root=bot_root,
-                                       drawing_workers=drawing_workers)
+                                       drawing_workers=drawing_workers, python=bot_python)
                 for n in range(shards)]
         pids = [b.pid for b in bots]
         monitor = asyncio.create_task(_lag_monitor(lag))
@@ -478,7 +483,8 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         **({"interval_s": interval} if mode == "paced" else {}),
         "games": games,
         "tables_of_3": seats.count(3), "tables_of_4": seats.count(4),
-        "bot_root": str(bot_root) if bot_root else None, "drawing_workers": drawing_workers,
+        "bot_root": str(bot_root) if bot_root else None, "bot_python": bot_python,
+        "drawing_workers": drawing_workers,
         "duration_s": round(window, 1),
         "interactions": len(records),
         "interactions_per_s": round(len(records) / window, 1),
@@ -523,6 +529,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "bench_cpu_ms_per_move": round((bench1 - bench0) * 1000 / moves, 1) if moves else None,
         "machine_cpu_pct": busy_pct(machine0, machine1),
         "cores": os.cpu_count(),
+        "yardstick_ms": yardstick,
         "loadavg_1m": round(loadavg, 2),
         "peak_rss_mb": round(peak_kb / 1024, 1),
         "rss_mb": round(rss_kb / 1024, 1),
@@ -568,7 +575,8 @@ def summary(row: dict[str, Any]) -> str:
             f"ms; summed RSS {row['sum_rss_peak_mb']} MB; CPU ms per move: drawing "
             f"{row['drawing_cpu_ms_per_move']}, bot and drawing {row['all_cpu_ms_per_move']}, "
             f"harness {row['bench_cpu_ms_per_move']}; plays never on a board "
-            f"{row['plays_not_on_a_board']}; errors {row['errors']}; load {row['loadavg_1m']}")
+            f"{row['plays_not_on_a_board']}; errors {row['errors']}; load {row['loadavg_1m']}; "
+            f"yardstick {row['yardstick_ms']} ms")
 
 
 def plot_p99(rows: Sequence[dict[str, Any]], path: Path) -> None:

@@ -46,6 +46,7 @@ async def test_a_small_eager_run_plays_and_reports_every_figure() -> None:
     assert row["hand_pictures_per_move"] > 0 and row["board_pictures_per_move"] > 0
     assert row["drawings_handed"]["render_board"] > 0 and row["drawings_handed"]["render_hand"] > 0
     assert "tables of 3" in summary(row) and "plays never on a board" in summary(row)
+    assert row["yardstick_ms"] > 0 and f"yardstick {row['yardstick_ms']} ms" in summary(row)
     assert row["hand_replies_without_picture"] >= 0 and "without their picture" in summary(row)
     assert sum(k["n"] for k in row["by_kind"].values()) == row["interactions"]
     assert row["games"] == 10 and row["interactions"] > 0 and row["moves"] > 0
@@ -86,8 +87,16 @@ async def test_shards_need_postgresql() -> None:
         await run_one(2, shards=2)
 
 
-async def test_paced_players_wait_between_moves() -> None:
-    row = await run_one(10, mode="paced", interval=2.0, duration=3.0, board_delay=0.2)
+async def test_paced_players_wait_between_moves(tmp_path: Path) -> None:
+    # The bot runs with the Python it is given (compare.sh gives the old main its own): here a
+    # wrapper that leaves a mark and runs this one.
+    marks = tmp_path / "marks"
+    python = tmp_path / "python"
+    python.write_text(f'#!/bin/sh\necho "$@" >> {marks}\nexec {sys.executable} "$@"\n')
+    python.chmod(0o755)
+    row = await run_one(10, mode="paced", interval=2.0, duration=3.0, board_delay=0.2,
+                        bot_python=str(python))
+    assert row["bot_python"] == str(python) and "-m bot" in marks.read_text()
     assert row["errors"] == 0, row["error_detail"]
     assert row["moves"] > 0 and row["offered_moves_per_s"] == 5.0
     # Ten games, a move each every 2 s on average (each pause between 1 and 3 s): at most
