@@ -73,8 +73,10 @@ What it measures:
   process (the fake Discord and the players), which shares the machine. ``machine_cpu_pct``
   (all processes, ``/proc/stat``), ``cores`` and ``loadavg_1m`` say how busy the machine was
   meanwhile: other work on it slows the bot down too. ``yardstick_ms``: how fast the machine
-  ran a fixed piece of Python just before the run (``yardstick.py``): CPU figures of rows with
-  yardsticks apart came from machines of other speeds.
+  ran a fixed piece of Python just before the run (``yardstick.py``), ``yardstick_after_ms``
+  the same once the bot had stopped: CPU figures of rows with yardsticks apart came from
+  machines of other speeds, and a row whose two differ ran while the machine changed speed
+  (a shared host's neighbours).
 - ``helpers``, ``helpers_cpu_pct``: the processes under the bot (its drawing process,
   ``bot.pictures.drawing_worker``) and their CPU over the playing time; ``all_cpu_pct`` and
   ``all_cpu_ms_per_move``: the bot and them together, the figures to compare with a bot that
@@ -451,6 +453,10 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             memory_task.cancel()
             status = max([await b.stop() for b in bots])
             await fake.stop()
+    # The bot stopped: had the machine changed speed meanwhile? (Once its drawing processes
+    # have gone too: their exit would count.)
+    await _gone([*pids, *helpers], timeout=10.0)
+    yardstick_after = yardstick_ms()
     window = t1 - t0
     records = fake.interactions[first:last]
     latencies = sorted(_latency(r) for r in records)
@@ -529,7 +535,7 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "bench_cpu_ms_per_move": round((bench1 - bench0) * 1000 / moves, 1) if moves else None,
         "machine_cpu_pct": busy_pct(machine0, machine1),
         "cores": os.cpu_count(),
-        "yardstick_ms": yardstick,
+        "yardstick_ms": yardstick, "yardstick_after_ms": yardstick_after,
         "loadavg_1m": round(loadavg, 2),
         "peak_rss_mb": round(peak_kb / 1024, 1),
         "rss_mb": round(rss_kb / 1024, 1),
@@ -548,6 +554,13 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "board_delay_s": board_delay,
         "by_kind": _by_kind(records, {i: took for i, (_, took) in load.replies.items()}),
     }
+
+
+async def _gone(pids: Sequence[int], timeout: float) -> None:
+    """Wait until none of ``pids`` runs any more (at most ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    while any(Path(f"/proc/{pid}").exists() for pid in pids) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
 
 
 def run_load(sizes: Sequence[int], *, plot: Path | None = None, **options: Any
@@ -576,7 +589,7 @@ def summary(row: dict[str, Any]) -> str:
             f"{row['drawing_cpu_ms_per_move']}, bot and drawing {row['all_cpu_ms_per_move']}, "
             f"harness {row['bench_cpu_ms_per_move']}; plays never on a board "
             f"{row['plays_not_on_a_board']}; errors {row['errors']}; load {row['loadavg_1m']}; "
-            f"yardstick {row['yardstick_ms']} ms")
+            f"yardstick {row['yardstick_ms']} ms, after {row['yardstick_after_ms']} ms")
 
 
 def plot_p99(rows: Sequence[dict[str, Any]], path: Path) -> None:

@@ -46,7 +46,9 @@ async def test_a_small_eager_run_plays_and_reports_every_figure() -> None:
     assert row["hand_pictures_per_move"] > 0 and row["board_pictures_per_move"] > 0
     assert row["drawings_handed"]["render_board"] > 0 and row["drawings_handed"]["render_hand"] > 0
     assert "tables of 3" in summary(row) and "plays never on a board" in summary(row)
-    assert row["yardstick_ms"] > 0 and f"yardstick {row['yardstick_ms']} ms" in summary(row)
+    assert row["yardstick_ms"] > 0 and row["yardstick_after_ms"] > 0
+    assert f"yardstick {row['yardstick_ms']} ms, after {row['yardstick_after_ms']} ms" in \
+        summary(row)
     assert row["hand_replies_without_picture"] >= 0 and "without their picture" in summary(row)
     assert sum(k["n"] for k in row["by_kind"].values()) == row["interactions"]
     assert row["games"] == 10 and row["interactions"] > 0 and row["moves"] > 0
