@@ -46,7 +46,8 @@ def _load(args: argparse.Namespace) -> list[dict[str, object]]:
                     plot=Path(args.plot) if args.plot else None,
                     shards=args.shards, database=args.database, tables=args.tables,
                     bot_root=Path(args.bot_root) if args.bot_root else None,
-                    drawing_workers=args.drawing_workers, bot_python=args.bot_python)
+                    drawing_workers=args.drawing_workers, bot_python=args.bot_python,
+                    warm_up=args.warm_up)
 
 
 def _storage(args: argparse.Namespace) -> list[dict[str, object]]:
@@ -214,6 +215,9 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
     load.add_argument("--bot-root", default=None,
                       help="run the bot of another checkout (a directory holding its bot/ "
                            "package) against these players, e.g. the old main")
+    load.add_argument("--warm-up", type=float, default=0.0,
+                      help="seconds of play before the measured --duration (leaves the "
+                           "players' first round out; default 0: the window starts with it)")
     load.add_argument("--bot-python", default=None,
                       help="the Python to run the bot with (e.g. a virtual environment of "
                            "the old main's own lock file); default: this one")

@@ -17,6 +17,12 @@ game that ends is challenged again. Two kinds of player:
   jittered between half and one and a half times it; the games start spread over one
   interval), as people play.
 
+The figures are of the ``--duration`` window, which starts with the play unless
+``--warm-up`` seconds of play come first (``warm_up_s``): the players' first round, in which
+everyone asks for his hand before his first move, costs the bot more than the rounds after
+it. A move counts in the window if its ✅ came within it (``moves`` ends at the window's end;
+those under way then are let finish and are not counted).
+
 One JSON line per size, e.g. (abridged; 2 cores shared with other work, load average 3.3)::
 
     {"name": "load", "mode": "eager", "games": 10, "duration_s": 60.0, "interactions": 6534,
@@ -334,11 +340,12 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
                   profile: Path | None = None, shards: int = 1,
                   database: str | None = None, tables: float = 0.0,
                   bot_root: Path | None = None, drawing_workers: int | None = None,
-                  bot_python: str | None = None) -> dict[str, Any]:
+                  bot_python: str | None = None, warm_up: float = 0.0) -> dict[str, Any]:
     """One run of ``games`` games; its figures (see the module's docstring). ``tables``: the
     share of the games played at tables of three or four (alternately); ``bot_root``: run the
     bot of that checkout (the same players, fake and counting against another version), with
-    the interpreter ``bot_python`` if given (that version's own dependencies)."""
+    the interpreter ``bot_python`` if given (that version's own dependencies); ``warm_up``:
+    seconds of play before the measured window."""
     from bot.storage.db import is_postgres_url
 
     if shards > 1 and not (database and is_postgres_url(database)):
@@ -410,8 +417,14 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             gc.freeze()
             gc.disable()
             load.problems.clear()
+            players = [asyncio.create_task(load.play(t, t.rng.uniform(0, interval)))
+                       for t in tables_]
+            # The players' first round (everyone asks for his hand before his first move) is
+            # heavier than what follows: --warm-up leaves it out of the window.
+            await asyncio.sleep(warm_up)
             load.hands_in_words = 0
             lag.clear()
+            moves0, finished0, turn_ends0 = load.moves, load.games_finished, load.turn_ends
             first = len(fake.interactions)
             store = fake.store
             posts, edits, redraws = store.board_posts, store.board_edits, store.board_redraws
@@ -421,11 +434,12 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             helpers0 = cpu_of(helpers_of(pids))
             machine0 = machine_jiffies()
             t0 = time.monotonic()
-            players = [asyncio.create_task(load.play(t, t.rng.uniform(0, interval)))
-                       for t in tables_]
             await asyncio.sleep(duration)
             load.stopping = True
             t1 = time.monotonic()
+            # Moves that end after t1 (those under way, let finish below) are not the window's.
+            moves, finished, turn_ends = (load.moves - moves0, load.games_finished - finished0,
+                                          load.turn_ends - turn_ends0)
             cpu1, bench1, written1 = cpu_all(pids), self_cpu(), written_all(pids)
             helpers1 = cpu_of(helpers_of(pids))
             machine1 = machine_jiffies()
@@ -470,7 +484,6 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
                   fake_faults=len(fake.errors) + len(fake.unhandled),
                   bot_exit_status=int(status != 0), games_not_opened=games - opened)
     errors = {k: v for k, v in detail.items() if v}
-    moves = load.moves
     replies = sorted(took for sent, took in load.replies.values() if t0 <= sent <= t1)
     window_plays = [p for p in load.played if t0 <= p[1] <= t1]
     lags, not_shown = board_lag(window_plays, fake.store.board_pictures)
@@ -491,14 +504,14 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
         "tables_of_3": seats.count(3), "tables_of_4": seats.count(4),
         "bot_root": str(bot_root) if bot_root else None, "bot_python": bot_python,
         "drawing_workers": drawing_workers,
-        "duration_s": round(window, 1),
+        "duration_s": round(window, 1), "warm_up_s": warm_up,
         "interactions": len(records),
         "interactions_per_s": round(len(records) / window, 1),
         "moves": moves,
         "moves_per_s": round(moves / window, 1),
         **({"offered_moves_per_s": round(games / interval, 1)} if mode == "paced" else {}),
-        "games_finished": load.games_finished,
-        "turn_ends_per_move": round(load.turn_ends / moves, 2) if moves else None,
+        "games_finished": finished,
+        "turn_ends_per_move": round(turn_ends / moves, 2) if moves else None,
         "p50_ms": round(_percentile(latencies, 0.50) * 1000, 1),
         "p95_ms": round(_percentile(latencies, 0.95) * 1000, 1),
         "p99_ms": round(_percentile(latencies, 0.99) * 1000, 1),
@@ -580,6 +593,7 @@ def run_load(sizes: Sequence[int], *, plot: Path | None = None, **options: Any
 
 def summary(row: dict[str, Any]) -> str:
     """The issue-35 figures of a run in one line (the JSON row has them all)."""
+    warm_up = f"after a warm-up of {row['warm_up_s']:g} s; " if row.get("warm_up_s") else ""
     return (f"{row['mode']} {row['games']} games ({row['tables_of_3']} tables of 3, "
             f"{row['tables_of_4']} of 4): {row['moves_per_s']} moves/s; board lag p50 "
             f"{row['board_lag_p50_ms'] / 1000:.2f} s p99 {row['board_lag_p99_ms'] / 1000:.2f} s;"
@@ -589,6 +603,7 @@ def summary(row: dict[str, Any]) -> str:
             f"{row['drawing_cpu_ms_per_move']}, bot and drawing {row['all_cpu_ms_per_move']}, "
             f"harness {row['bench_cpu_ms_per_move']}; plays never on a board "
             f"{row['plays_not_on_a_board']}; errors {row['errors']}; load {row['loadavg_1m']}; "
+            f"{warm_up}"
             f"yardstick {row['yardstick_ms']} ms, after {row['yardstick_after_ms']} ms")
 
 

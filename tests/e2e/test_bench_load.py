@@ -97,8 +97,9 @@ async def test_paced_players_wait_between_moves(tmp_path: Path) -> None:
     python.write_text(f'#!/bin/sh\necho "$@" >> {marks}\nexec {sys.executable} "$@"\n')
     python.chmod(0o755)
     row = await run_one(10, mode="paced", interval=2.0, duration=3.0, board_delay=0.2,
-                        bot_python=str(python))
+                        bot_python=str(python), warm_up=1.0)
     assert row["bot_python"] == str(python) and "-m bot" in marks.read_text()
+    assert row["warm_up_s"] == 1.0 and "after a warm-up of 1 s" in summary(row)
     assert row["errors"] == 0, row["error_detail"]
     assert row["moves"] > 0 and row["offered_moves_per_s"] == 5.0
     # Ten games, a move each every 2 s on average (each pause between 1 and 3 s): at most
