@@ -13,7 +13,9 @@
 # Environment: DURATION (seconds of play per load run, default 60), GAMES (paced games,
 # default 1000), ROUNDS (old/new pairs of each run, default 1), MIGRATE_GAMES (default 1000;
 # 10000 takes about an hour to build), SKIP (space-separated: paced eager migrate workers),
-# PYTHON (runs the harness and the new bot), OLD_PYTHON (runs the old bot; default $PYTHON).
+# PYTHON (runs the harness and the new bot), OLD_PYTHON (runs the old bot; default $PYTHON),
+# WARM_UP (seconds of play before each paced window, default 0: the window starts with the
+# players' first round, as the goal's rows were measured).
 # Give the old bot a Python of its own lock file's dependencies: an installed package that the
 # new lock adds and that a library picks up by itself (orjson, which discord.py uses when it
 # can import it) would otherwise speed the old bot up too:
@@ -39,6 +41,7 @@ MIGRATE_GAMES=${MIGRATE_GAMES:-1000}
 SKIP=${SKIP:-}
 PYTHON=${PYTHON:-python}
 OLD_PYTHON=${OLD_PYTHON:-$PYTHON}
+WARM_UP=${WARM_UP:-0}
 mkdir -p "$OUT"
 SUMMARY="$OUT/summary.txt"
 
@@ -59,9 +62,10 @@ round=1
 while [ "$round" -le "$ROUNDS" ]; do
     if ! skipped paced; then
         run "paced$GAMES-old-$round" load --mode paced --interval 10 --games "$GAMES" \
-            --duration "$DURATION" --tables 1/3 --bot-root "$OLD" --bot-python "$OLD_PYTHON"
+            --duration "$DURATION" --warm-up "$WARM_UP" --tables 1/3 --bot-root "$OLD" \
+            --bot-python "$OLD_PYTHON"
         run "paced$GAMES-new-$round" load --mode paced --interval 10 --games "$GAMES" \
-            --duration "$DURATION" --tables 1/3
+            --duration "$DURATION" --warm-up "$WARM_UP" --tables 1/3
     fi
     if ! skipped eager; then
         run "eager100-old-$round" load --mode eager --games 100 --duration "$DURATION" \
