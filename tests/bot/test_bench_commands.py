@@ -22,7 +22,7 @@ FLAGS = {
     "hand": {"--seed", "--games", "--repeats"},
     "load": {"--seed", "--games", "--mode", "--interval", "--duration", "--board-delay",
              "--rules", "--open-concurrency", "--profile", "--plot", "--shards", "--database",
-             "--tables", "--bot-root", "--drawing-workers"},
+             "--tables", "--bot-root", "--drawing-workers", "--bot-python", "--warm-up"},
     "chaos": {"--seed", "--games", "--duration", "--board-delay", "--database", "--fault-rate",
               "--gateway-every", "--db-outage", "--settle"},
     "migrate": {"--seed", "--games", "--database", "--pool", "--budget", "--replay-workers"},
