@@ -420,8 +420,10 @@ async def run_one(games: int, *, mode: str = "eager", interval: float = 10.0,
             players = [asyncio.create_task(load.play(t, t.rng.uniform(0, interval)))
                        for t in tables_]
             # The players' first round (everyone asks for his hand before his first move) is
-            # heavier than what follows: --warm-up leaves it out of the window.
-            await asyncio.sleep(warm_up)
+            # heavier than what follows: --warm-up leaves it out of the window. (Without one,
+            # the players' tasks first run once the window has begun, as they always did.)
+            if warm_up:
+                await asyncio.sleep(warm_up)
             load.hands_in_words = 0
             lag.clear()
             moves0, finished0, turn_ends0 = load.moves, load.games_finished, load.turn_ends

@@ -3,9 +3,10 @@
 The load benchmark's CPU figures are milliseconds a move, and the machines these runs get are
 not all alike: the same drawing stream took 1.05-1.15 ms a picture on one "AMD EPYC" of 2 cores
 and 2.5 ms on another a day later (BENCHMARKS.md, issue 35). A row's ``yardstick_ms`` says
-which kind of machine it ran on: rows whose yardsticks differ by more than their noise (a few
-percent between runs on one machine) came from machines of other speeds and their CPU figures
-do not compare; the old and new rows of one run do.
+which kind of machine it ran on: rows whose yardsticks differ by more than their noise came
+from machines of other speeds and their CPU figures do not compare; the old and new rows of
+one run do. (On the machine of 2026-12-06, idle: 56.8-62.3 ms over ten runs; during that
+session's benchmarks 55-77 ms, twice 111-115: a shared host's speed moves too.)
 
 The work is what the bot's process mostly does, in the interpreter and in small C calls:
 dictionaries and lists of small objects, string formatting, JSON, a little deflate. **It must
@@ -24,7 +25,7 @@ ROUNDS = 5
 
 
 def _work() -> int:
-    """The fixed work: some 30 ms on a 2.4 GHz core of 2026."""
+    """The fixed work: some 60 ms on the 2.45 GHz Zen 3 core of 2026-12-06."""
     total = 0
     payloads = []
     for i in range(3_000):

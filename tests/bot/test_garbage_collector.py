@@ -37,7 +37,7 @@ def test_young_cycles_wait_for_the_threshold_and_are_then_freed() -> None:
     gc.collect()
     try:
         running.tune_garbage_collector()
-        collections = gc.get_stats()[0]["collections"]
+        collections, collected = gc.get_stats()[0]["collections"], gc.get_stats()[0]["collected"]
         for _ in range(2_000):  # 4,000 new container objects: no collection at 700 any more
             a: list[object] = []
             a.append([a])
@@ -46,5 +46,6 @@ def test_young_cycles_wait_for_the_threshold_and_are_then_freed() -> None:
             a = []
             a.append([a])
         assert gc.get_stats()[0]["collections"] > collections
+        assert gc.get_stats()[0]["collected"] > collected
     finally:
         gc.set_threshold(*before)
