@@ -14,6 +14,8 @@
 # default 1000), ROUNDS (old/new pairs of each run, default 1), MIGRATE_GAMES (default 1000;
 # 10000 takes about an hour to build), SKIP (space-separated: paced eager migrate workers),
 # PYTHON (runs the harness and the new bot), OLD_PYTHON (runs the old bot; default $PYTHON),
+# INTERVAL (the paced runs' seconds between a game's moves, default 10: 100 moves a second at
+# 1,000 games; 20 halves the load, so that a slow machine keeps up with both bots' pictures),
 # WARM_UP (seconds of play before each paced window, default 0: the window starts with the
 # players' first round, as the goal's rows were measured).
 # Give the old bot a Python of its own lock file's dependencies: an installed package that the
@@ -23,9 +25,12 @@
 #       -r /tmp/old-main/requirements.lock
 #
 # The runs:
-# - paced: `load --mode paced --interval 10 --games $GAMES --tables 1/3` (a third of the
-#   games at tables of three or four), old bot then new bot;
-# - eager: `load --mode eager --games 100 --tables 1/3`, old then new (no loss: errors 0);
+# - paced: `load --mode paced --interval $INTERVAL --games $GAMES --tables 1/3` (a third of
+#   the games at tables of three or four), old bot then new bot, new then old in even rounds
+#   (a run starts on a machine that the run before may have left busier, and the old bot's
+#   runs load it the most);
+# - eager: `load --mode eager --games 100 --tables 1/3`, old and new in the same order (no
+#   loss: errors 0);
 # - workers: the new bot at paced $GAMES with --drawing-workers 1 and then 2;
 # - migrate: `migrate --games $MIGRATE_GAMES --replay-workers 1,0` (the replay check one by
 #   one, as the old main does it, then over the cores; the same source for both).
@@ -42,6 +47,7 @@ SKIP=${SKIP:-}
 PYTHON=${PYTHON:-python}
 OLD_PYTHON=${OLD_PYTHON:-$PYTHON}
 WARM_UP=${WARM_UP:-0}
+INTERVAL=${INTERVAL:-10}
 mkdir -p "$OUT"
 SUMMARY="$OUT/summary.txt"
 
@@ -60,22 +66,32 @@ echo "old: $OLD ($(git -C "$OLD" log -1 --format=%h), $OLD_PYTHON); new: $NEW ($
     --format=%h)); $(nproc) cores" | tee -a "$SUMMARY"
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
-    if ! skipped paced; then
-        run "paced$GAMES-old-$round" load --mode paced --interval 10 --games "$GAMES" \
-            --duration "$DURATION" --warm-up "$WARM_UP" --tables 1/3 --bot-root "$OLD" \
-            --bot-python "$OLD_PYTHON"
-        run "paced$GAMES-new-$round" load --mode paced --interval 10 --games "$GAMES" \
-            --duration "$DURATION" --warm-up "$WARM_UP" --tables 1/3
-    fi
-    if ! skipped eager; then
-        run "eager100-old-$round" load --mode eager --games 100 --duration "$DURATION" \
-            --tables 1/3 --bot-root "$OLD" --bot-python "$OLD_PYTHON"
-        run "eager100-new-$round" load --mode eager --games 100 --duration "$DURATION" \
-            --tables 1/3
-    fi
+    if [ $((round % 2)) -eq 1 ]; then order="old new"; else order="new old"; fi
+    for bot in $order; do
+        if [ "$bot" = old ]; then
+            set -- --bot-root "$OLD" --bot-python "$OLD_PYTHON"
+        else
+            set --
+        fi
+        if ! skipped paced; then
+            run "paced$GAMES-$bot-$round" load --mode paced --interval "$INTERVAL" \
+                --games "$GAMES" --duration "$DURATION" --warm-up "$WARM_UP" --tables 1/3 "$@"
+        fi
+    done
+    for bot in old new; do
+        if [ "$bot" = old ]; then
+            set -- --bot-root "$OLD" --bot-python "$OLD_PYTHON"
+        else
+            set --
+        fi
+        if ! skipped eager; then
+            run "eager100-$bot-$round" load --mode eager --games 100 --duration "$DURATION" \
+                --tables 1/3 "$@"
+        fi
+    done
     if ! skipped workers; then
         for workers in 1 2; do
-            run "paced$GAMES-new-workers$workers-$round" load --mode paced --interval 10 \
+            run "paced$GAMES-new-workers$workers-$round" load --mode paced --interval "$INTERVAL" \
                 --games "$GAMES" --duration "$DURATION" --tables 1/3 \
                 --drawing-workers "$workers"
         done
