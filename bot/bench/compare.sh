@@ -62,37 +62,33 @@ run() {  # run NAME ARGS...: one benchmark row, with the load average before it
     grep -v '^done: \|^bot process \|^bot log: ' "$OUT/$name.log" | tail -n 3 | tee -a "$SUMMARY"
 }
 
+run_bot() {  # run_bot old|new NAME ARGS...: run, the old checkout's bot for old
+    who=$1; shift
+    if [ "$who" = old ]; then
+        run "$@" --bot-root "$OLD" --bot-python "$OLD_PYTHON"
+    else
+        run "$@"
+    fi
+}
+
 echo "old: $OLD ($(git -C "$OLD" log -1 --format=%h), $OLD_PYTHON); new: $NEW ($(git -C "$NEW" log -1 \
     --format=%h)); $(nproc) cores" | tee -a "$SUMMARY"
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
     if [ $((round % 2)) -eq 1 ]; then order="old new"; else order="new old"; fi
-    for bot in $order; do
-        if [ "$bot" = old ]; then
-            set -- --bot-root "$OLD" --bot-python "$OLD_PYTHON"
-        else
-            set --
-        fi
-        if ! skipped paced; then
-            run "paced$GAMES-$bot-$round" load --mode paced --interval "$INTERVAL" \
-                --games "$GAMES" --duration "$DURATION" --warm-up "$WARM_UP" --tables 1/3 "$@"
-        fi
+    for who in $order; do
+        skipped paced || run_bot "$who" "paced$GAMES-$who-$round" load --mode paced \
+            --interval "$INTERVAL" --games "$GAMES" --duration "$DURATION" --warm-up "$WARM_UP" \
+            --tables 1/3
     done
-    for bot in old new; do
-        if [ "$bot" = old ]; then
-            set -- --bot-root "$OLD" --bot-python "$OLD_PYTHON"
-        else
-            set --
-        fi
-        if ! skipped eager; then
-            run "eager100-$bot-$round" load --mode eager --games 100 --duration "$DURATION" \
-                --tables 1/3 "$@"
-        fi
+    for who in old new; do
+        skipped eager || run_bot "$who" "eager100-$who-$round" load --mode eager --games 100 \
+            --duration "$DURATION" --tables 1/3
     done
     if ! skipped workers; then
         for workers in 1 2; do
-            run "paced$GAMES-new-workers$workers-$round" load --mode paced --interval "$INTERVAL" \
-                --games "$GAMES" --duration "$DURATION" --tables 1/3 \
+            run "paced$GAMES-new-workers$workers-$round" load --mode paced \
+                --interval "$INTERVAL" --games "$GAMES" --duration "$DURATION" --tables 1/3 \
                 --drawing-workers "$workers"
         done
     fi
