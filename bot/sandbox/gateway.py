@@ -69,7 +69,6 @@ PRIVILEGED_INTENTS = INTENT_GUILD_MEMBERS | INTENT_GUILD_PRESENCES | INTENT_MESS
 _CLOSE = object()  # sentinel in a connection's outbound queue
 
 
-
 def _encode(frame: Any) -> bytes:
     """A frame as compact JSON (orjson, as discord.py itself uses when it is installed)."""
     return orjson.dumps(frame, option=orjson.OPT_NON_STR_KEYS)
